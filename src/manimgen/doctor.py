@@ -1,0 +1,57 @@
+"""Checks of the machine a render or a run depends on, each with the command that fixes it."""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+from dataclasses import dataclass
+
+from manimgen.data.manimbench import ENV_DIR, default_dir
+from manimgen.render.cache import cache_root, manim_version
+from manimgen.render.sandbox import describe as describe_sandbox
+
+PINNED_MANIM = "0.19.0"
+APT_LATEX = "apt-get install -y texlive-latex-base texlive-latex-recommended texlive-latex-extra preview-latex-style dvisvgm"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def _module(name: str) -> bool:
+    try:
+        importlib.import_module(name)
+        return True
+    except ImportError:
+        return False
+
+
+def run_checks() -> list[Check]:
+    version = manim_version()
+    data_dir = default_dir()
+    checks = [
+        Check(
+            "manim",
+            version == PINNED_MANIM,
+            version,
+            f"pip install manim=={PINNED_MANIM}" if version != PINNED_MANIM else "",
+        ),
+        Check("latex", shutil.which("latex") is not None, shutil.which("latex") or "missing", APT_LATEX),
+        Check("dvisvgm", shutil.which("dvisvgm") is not None, shutil.which("dvisvgm") or "missing", "apt-get install -y dvisvgm"),
+        Check("cairo", _module("cairo"), "pycairo", "apt-get install -y libcairo2-dev pkg-config && pip install pycairo"),
+        Check("pango", _module("manimpango"), "manimpango", "apt-get install -y libpango1.0-dev && pip install manimpango"),
+        Check("sandbox", shutil.which("bwrap") is not None, describe_sandbox(), "apt-get install -y bubblewrap"),
+        Check("cache", True, str(cache_root()), "set MANIMGEN_CACHE to move it"),
+        Check(
+            "manimbench",
+            data_dir is not None and data_dir.is_dir(),
+            str(data_dir) if data_dir else "not found locally (the hub copy is used when online)",
+            f"set {ENV_DIR} to the folder holding manimbench_v2.jsonl",
+        ),
+        Check("llama.cpp", _module("llama_cpp"), "llama-cpp-python", "pip install -e '.[llamacpp]'"),
+    ]
+    return checks

@@ -1,0 +1,51 @@
+"""The one protocol every model provider implements: chat messages in, n completions out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, TypedDict, runtime_checkable
+
+
+class Message(TypedDict):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Decoding settings; providers ignore what they cannot honour and say so in their docs."""
+
+    temperature: float = 0.7
+    top_p: float = 0.95
+    max_tokens: int = 1024
+    seed: int | None = None
+    stop: tuple[str, ...] = ()
+    min_p: float | None = None
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class ChatResult:
+    completions: list[str]
+    usage: Usage = field(default_factory=Usage)
+
+
+class LLMError(RuntimeError):
+    """A provider could not answer (unreachable server, bad model file); the message says what to fix."""
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A chat model. `name` is what reports and stores call it."""
+
+    name: str
+
+    def chat(self, messages: list[Message], n: int = 1, sampling: Sampling | None = None) -> ChatResult: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,136 @@
+"""An embedded GGUF model run in-process by llama.cpp: the offline default provider.
+
+The chat template is the one stored in the GGUF, so prompts match what the model was tuned on.
+A model file is loaded once per process and shared by every provider built on it (loading the
+1.5B model costs seconds and 1.8 GB); the last `close()` frees it. llama.cpp contexts are not
+thread-safe, so calls on one loaded model are serialised.
+
+Sampling: every field is honoured. Completion i of a call uses seed `seed + i`, so n completions
+differ yet repeat exactly; without a seed each completion draws a fresh one. `min_p=None` means off.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from manimgen.llm.base import ChatResult, LLMError, Message, Sampling, Usage
+
+DEFAULT_N_CTX = 8192
+RANDOM_SEED = 0xFFFFFFFF  # llama.cpp reads this seed as "pick one at random"
+
+
+def available_cores() -> int:
+    """Cores this process may run on (container and affinity limits included)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@dataclass
+class _Loaded:
+    llama: Any
+    lock: threading.Lock
+    users: int = 0
+
+
+_LOADED: dict[tuple[Path, int, int], _Loaded] = {}
+_LOADED_LOCK = threading.Lock()
+
+
+def _open(path: Path, n_ctx: int, threads: int) -> tuple[tuple[Path, int, int], _Loaded]:
+    try:
+        from llama_cpp import Llama
+    except ImportError:
+        raise LLMError("the llama.cpp provider needs llama-cpp-python: pip install -e '.[llamacpp]'") from None
+    key = (path, n_ctx, threads)
+    with _LOADED_LOCK:
+        loaded = _LOADED.get(key)
+        if loaded is None:
+            if not path.is_file():
+                raise LLMError(f"GGUF model file not found: {path}; give an existing file (gguf:PATH) or a model name")
+            try:
+                llama = Llama(
+                    model_path=str(path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False
+                )
+            except (ValueError, RuntimeError) as error:
+                raise LLMError(f"llama.cpp could not load {path}: {error}; check the file is a complete GGUF") from None
+            loaded = _LOADED[key] = _Loaded(llama, threading.Lock())
+        loaded.users += 1
+    return key, loaded
+
+
+def _release(key: tuple[Path, int, int]) -> None:
+    with _LOADED_LOCK:
+        loaded = _LOADED.get(key)
+        if loaded is None:
+            return
+        loaded.users -= 1
+        if loaded.users <= 0:
+            del _LOADED[key]
+            loaded.llama.close()
+
+
+@atexit.register
+def _close_all() -> None:
+    """Free models still open at exit: llama.cpp prints a traceback if they are left to the finaliser."""
+    with _LOADED_LOCK:
+        for loaded in _LOADED.values():
+            loaded.llama.close()
+        _LOADED.clear()
+
+
+class LlamaCppLLM:
+    """A GGUF chat model on the CPU through llama-cpp-python."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        name: str | None = None,
+        n_ctx: int = DEFAULT_N_CTX,
+        threads: int | None = None,
+    ) -> None:
+        self.path = Path(path).expanduser().resolve()
+        self.name = name or f"gguf:{self.path.name}"
+        self.n_ctx = n_ctx
+        self.threads = threads or available_cores()
+        self._key, self._loaded = _open(self.path, n_ctx, self.threads)
+        self._closed = False
+
+    def chat(self, messages: list[Message], n: int = 1, sampling: Sampling | None = None) -> ChatResult:
+        sampling = sampling or Sampling()
+        if self._closed:
+            raise LLMError(f"{self.name} was closed; load the model again")
+        usage = Usage()
+        completions = []
+        started = time.perf_counter()
+        with self._loaded.lock:
+            for index in range(n):
+                seed = (sampling.seed + index) % RANDOM_SEED if sampling.seed is not None else secrets.randbits(31)
+                try:
+                    response = self._loaded.llama.create_chat_completion(
+                        messages=list(messages),
+                        temperature=sampling.temperature,
+                        top_p=sampling.top_p,
+                        min_p=sampling.min_p or 0.0,
+                        max_tokens=sampling.max_tokens,
+                        stop=list(sampling.stop),
+                        seed=seed,
+                    )
+                except ValueError as error:
+                    raise LLMError(f"{self.name}: {error}; shorten the prompt or raise n_ctx") from None
+                completions.append(response["choices"][0]["message"]["content"] or "")
+                usage.prompt_tokens += response["usage"]["prompt_tokens"]
+                usage.completion_tokens += response["usage"]["completion_tokens"]
+        usage.seconds = time.perf_counter() - started
+        return ChatResult(completions, usage)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            _release(self._key)

@@ -1,0 +1,27 @@
+"""The only place generated code is executed: sandboxed, cached, parallel renders and their frames."""
+
+from manimgen.render.cache import RenderCache, cache_root, render_key
+from manimgen.render.frames import sample_frames
+from manimgen.render.pool import RenderJob, RenderPool
+from manimgen.render.renderer import render
+from manimgen.render.result import DEFAULT_QUALITY, QUALITIES, Quality, RenderResult, RenderStatus, get_quality
+from manimgen.render.sandbox import Limits, Sandbox, SandboxMode, detect_mode
+
+__all__ = [
+    "DEFAULT_QUALITY",
+    "QUALITIES",
+    "Limits",
+    "Quality",
+    "RenderCache",
+    "RenderJob",
+    "RenderPool",
+    "RenderResult",
+    "RenderStatus",
+    "Sandbox",
+    "SandboxMode",
+    "cache_root",
+    "detect_mode",
+    "render",
+    "render_key",
+    "sample_frames",
+]

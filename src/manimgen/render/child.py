@@ -1,0 +1,92 @@
+"""Entry point that runs inside the sandbox: import the scene file, pick the scene, render it.
+
+It replaces the `manim` command line so that scene choice never prompts, caching of partial movies
+is off (it only costs time for one-shot renders), errors come out as plain tracebacks (what a model
+can read), and the parent learns the output path from one marked line on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+RESULT_MARKER = "MANIMGEN_RESULT "
+EXIT_NO_SCENE = 3
+MODULE_NAME = "scene"
+
+
+def _parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="manimgen-render-child")
+    parser.add_argument("--file", required=True)
+    parser.add_argument("--scene", default=None)
+    parser.add_argument("--width", type=int, required=True)
+    parser.add_argument("--height", type=int, required=True)
+    parser.add_argument("--fps", type=int, required=True)
+    parser.add_argument("--media-dir", required=True)
+    return parser.parse_args(argv)
+
+
+def choose_scene(candidates: list[type], requested: str | None) -> type | None:
+    """The named scene; else the only one; else the last-defined scene no other scene inherits from."""
+    if requested is not None:
+        return next((cls for cls in candidates if cls.__name__ == requested), None)
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    leaves = [cls for cls in candidates if not any(other is not cls and issubclass(other, cls) for other in candidates)]
+    return leaves[-1]
+
+
+def main(argv: list[str]) -> int:
+    args = _parse_args(argv)
+    from manim import Scene, config
+
+    config.media_dir = args.media_dir
+    config.pixel_width, config.pixel_height, config.frame_rate = args.width, args.height, args.fps
+    config.disable_caching = True
+    config.progress_bar = "none"
+    config.verbosity = "WARNING"
+
+    spec = importlib.util.spec_from_file_location(MODULE_NAME, args.file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[MODULE_NAME] = module
+    try:
+        spec.loader.exec_module(module)
+        candidates = [
+            value
+            for value in vars(module).values()
+            if isinstance(value, type) and issubclass(value, Scene) and value.__module__ == MODULE_NAME
+        ]
+        scene_class = choose_scene(candidates, args.scene)
+        if scene_class is None:
+            names = ", ".join(cls.__name__ for cls in candidates) or "none"
+            wanted = f"scene {args.scene!r} not found" if args.scene else "no Scene subclass defined"
+            print(f"NoSceneError: {wanted} (scenes in file: {names})", file=sys.stderr)
+            return EXIT_NO_SCENE
+        scene = scene_class()
+        scene.render()
+    except BaseException:  # noqa: BLE001 - any failure of generated code, SystemExit included, is a code error
+        traceback.print_exc()
+        return 1
+    writer = scene.renderer.file_writer
+    outputs = [getattr(writer, "movie_file_path", None), getattr(writer, "image_file_path", None)]
+    produced = next((str(p) for p in outputs if p and Path(p).is_file()), None)
+    print(RESULT_MARKER + json.dumps({"scene": scene_class.__name__, "output": produced}), flush=True)
+    return 0
+
+
+def run(argv: list[str]) -> None:
+    """Exit without waiting for threads: a scene that failed mid-play leaves Manim's writer thread blocked."""
+    code = main(argv)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    run(sys.argv[1:])

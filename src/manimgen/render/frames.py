@@ -1,0 +1,39 @@
+"""Frames of a render as RGB arrays: what the visual metrics compare."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+from PIL import Image
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg"}
+
+
+def sample_frames(path: Path | str, fps: float = 5.0) -> np.ndarray:
+    """RGB uint8 frames (N, H, W, 3) taken `fps` times per second; an image is a one-frame video.
+
+    A frame is kept each time the playback clock crosses the next 1/fps tick, so 5 fps from a 15 fps
+    video keeps frames 0, 3, 6, ...
+    """
+    path = Path(path)
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        with Image.open(path) as image:
+            return np.asarray(image.convert("RGB"))[None]
+    kept: list[np.ndarray] = []
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        rate = Fraction(stream.average_rate or stream.guessed_rate or 15)
+        step = Fraction(1) / Fraction(fps).limit_denominator(1000)
+        next_tick = Fraction(0)
+        for index, frame in enumerate(container.decode(stream)):
+            moment = Fraction(index) / rate
+            if moment + Fraction(1, 10**6) >= next_tick:
+                kept.append(frame.to_ndarray(format="rgb24"))
+                while next_tick <= moment + Fraction(1, 10**6):
+                    next_tick += step
+    if not kept:
+        raise ValueError(f"{path} holds no decodable video frames")
+    return np.stack(kept)

@@ -1,0 +1,22 @@
+"""Test-wide settings: renders go to a private cache so runs never see each other's results."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from manimgen.render.cache import cache_root
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_render_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Keep downloaded or assembled models where they are; give renders a fresh store."""
+    os.environ.setdefault("MANIMGEN_MODEL_DIR", str(cache_root() / "models"))
+    root = tmp_path_factory.mktemp("manimgen-cache")
+    os.environ["MANIMGEN_CACHE"] = str(root)
+    from manimgen.render.renderer import default_cache
+
+    default_cache.cache_clear()
+    return root

