@@ -37,7 +37,7 @@ def processes_with(marker: str) -> list[int]:
 def leftover_cgroups() -> list[str]:
     if not PIDS_CGROUP_ROOT.is_dir():
         return []
-    return [p.name for p in PIDS_CGROUP_ROOT.glob("manimgen-*")]
+    return [p.name for p in PIDS_CGROUP_ROOT.glob(f"manimgen-{os.getpid()}-*")]
 
 
 @pytest.fixture(autouse=True)

@@ -191,7 +191,7 @@ class _ProcessCgroup:
     """A pids cgroup for one run: caps the process count and finds every member to kill."""
 
     def __init__(self, max_processes: int) -> None:
-        self.path = PIDS_CGROUP_ROOT / f"manimgen-{uuid.uuid4().hex[:12]}"
+        self.path = PIDS_CGROUP_ROOT / f"manimgen-{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self.path.mkdir()
         (self.path / "pids.max").write_text(str(max_processes))
 
