@@ -1,4 +1,4 @@
-"""The `manimgen` command line: each command is thin and calls one part of the package."""
+"""Commands of the render and data parts: render a file, render references, list tasks, doctor."""
 
 from __future__ import annotations
 
@@ -6,21 +6,9 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-app = typer.Typer(help="Sentence to Manim scene and video with LLMs; the ManimBench study and trainer.", no_args_is_help=True)
-refs_app = typer.Typer(help="Reference scenes of a task set.", no_args_is_help=True)
-app.add_typer(refs_app, name="refs")
-console = Console()
-
-SplitOption = Annotated[str, typer.Option(help="test, train, validation or builtin")]
-QualityOption = Annotated[str, typer.Option(help="low (854x480 15 fps, the benchmark's), preview, medium, high")]
-
-
-def fail(message: str) -> None:
-    console.print(f"[red]error:[/red] {message}")
-    raise typer.Exit(code=2)
+from manimgen.cli.app import QualityOption, SplitOption, app, console, fail, refs_app
 
 
 @app.command()
@@ -103,6 +91,3 @@ def doctor() -> None:
     if not all(check.ok for check in checks):
         raise typer.Exit(code=1)
 
-
-if __name__ == "__main__":
-    app()

@@ -1,0 +1,17 @@
+"""The `manimgen` command line: each command is thin and calls one part of the package.
+
+Every part owns one module here that adds its commands to the shared app when imported.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from manimgen.cli.app import app
+
+COMMAND_MODULES = ("render_commands",)
+
+for _module in COMMAND_MODULES:
+    import_module(f"manimgen.cli.{_module}")
+
+__all__ = ["app"]
