@@ -64,7 +64,17 @@ def test_bad_tex_is_latex_error() -> None:
     code = "from manim import *\n\nclass F(Scene):\n    def construct(self):\n        self.add(MathTex(r'\\notacommand{x}'))\n"
     result = render(code, use_cache=False)
     assert result.status is RenderStatus.LATEX_ERROR
-    assert result.error_tail
+    assert "Undefined control sequence" in result.error_tail
+
+
+def test_missing_latex_package_is_named_in_the_tail() -> None:
+    code = (
+        "from manim import *\n\nclass F(Scene):\n    def construct(self):\n"
+        "        self.add(Tex(r'x', tex_template=TexTemplate(preamble=r'\\usepackage{nosuchpackage}')))\n"
+    )
+    result = render(code, use_cache=False)
+    assert result.status is RenderStatus.LATEX_ERROR
+    assert "nosuchpackage.sty' not found" in result.error_tail
 
 
 def test_syntax_error_is_code_error_with_tail() -> None:

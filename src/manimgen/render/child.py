@@ -11,6 +11,7 @@ import argparse
 import importlib.util
 import json
 import os
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -39,6 +40,17 @@ def choose_scene(candidates: list[type], requested: str | None) -> type | None:
         return candidates[0] if candidates else None
     leaves = [cls for cls in candidates if not any(other is not cls and issubclass(other, cls) for other in candidates)]
     return leaves[-1]
+
+
+def print_latex_errors(error: BaseException) -> None:
+    """Append the `!` lines of a failed LaTeX run: manim's message only points at a log file the model cannot read."""
+    match = re.search(r"the log file: (\S+\.log)", str(error))
+    if match is None or not Path(match.group(1)).is_file():
+        return
+    lines = Path(match.group(1)).read_text(encoding="utf-8", errors="replace").splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("!"):
+            print("\n".join(lines[index : index + 2]), file=sys.stderr)
 
 
 def main(argv: list[str]) -> int:
@@ -70,8 +82,9 @@ def main(argv: list[str]) -> int:
             return EXIT_NO_SCENE
         scene = scene_class()
         scene.render()
-    except BaseException:  # noqa: BLE001 - any failure of generated code, SystemExit included, is a code error
+    except BaseException as error:  # noqa: BLE001 - any failure of generated code, SystemExit included, is a code error
         traceback.print_exc()
+        print_latex_errors(error)
         return 1
     writer = scene.renderer.file_writer
     outputs = [getattr(writer, "movie_file_path", None), getattr(writer, "image_file_path", None)]

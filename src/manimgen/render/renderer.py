@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -19,6 +20,7 @@ from manimgen.render.sandbox import Completed, Limits, Sandbox
 ERROR_TAIL_LINES = 10
 SCENE_FILE = "scene.py"
 LATEX_SIGNS = ("latex error converting", "LaTeX Error", "dvisvgm", "! Undefined control sequence", "! Missing")
+MISSING_TEX_PROGRAM = re.compile(r"No such file or directory: '(latex|xelatex|lualatex|pdflatex|dvisvgm)'")
 SIGNAL_NAMES = {9: "SIGKILL (memory or process limit)", 24: "SIGXCPU (CPU time limit)", 25: "SIGXFSZ (file size limit)"}
 
 
@@ -61,6 +63,11 @@ def _classify(done: Completed, limits: Limits) -> tuple[RenderStatus, str]:
         return RenderStatus.CODE_ERROR, _last_lines(f"{tail}\nKilled by {reason}")
     if "bwrap:" in done.stderr_tail and "Traceback" not in done.stderr_tail:
         return RenderStatus.SANDBOX_ERROR, tail
+    missing_program = MISSING_TEX_PROGRAM.search(done.stderr_tail)
+    if missing_program:
+        program = missing_program.group(1)
+        hint = "texlive-xetex" if program == "xelatex" else "texlive-luatex" if program == "lualatex" else "the LaTeX packages"
+        return RenderStatus.LATEX_ERROR, _last_lines(f"{tail}\n{program} is not installed: install {hint} (`manimgen doctor` lists the base set)")
     if any(sign in done.stderr_tail for sign in LATEX_SIGNS):
         if shutil.which("latex") is None:
             tail = _last_lines(f"{tail}\nLaTeX is not installed: run `manimgen doctor` for the install command")
