@@ -126,3 +126,12 @@ def test_part_size_mismatch_fails_before_writing(
     with pytest.raises(LLMError, match="--force-reinstall"):
         registry.ensure_gguf("short", cache_dir=tmp_path, progress=False)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_python_spec_builds_a_provider_by_import_path() -> None:
+    llm = registry.load_model("py:manimgen.llm.scripted:ScriptedLLM")
+    assert llm.name == "scripted"
+    with pytest.raises(LLMError, match="PYTHONPATH"):
+        registry.load_model("py:no_such_module_here:factory")
+    with pytest.raises(LLMError, match="py:MODULE:FUNCTION"):
+        registry.load_model("py:only_a_module")

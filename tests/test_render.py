@@ -8,19 +8,8 @@ import pytest
 from manimgen.data import BUILTIN_TASKS
 from manimgen.render import RenderCache, RenderJob, RenderPool, RenderStatus, render, sample_frames
 from manimgen.render.child import choose_scene
+from scenes import ANIMATED, STATIC
 
-ANIMATED = """from manim import *
-
-class Grow(Scene):
-    def construct(self):
-        self.play(Create(Circle(color=BLUE)), run_time=1)
-"""
-STATIC = """from manim import *
-
-class Still(Scene):
-    def construct(self):
-        self.add(Square(color=RED))
-"""
 TWO_SCENES = """from manim import *
 
 class Base(Scene):

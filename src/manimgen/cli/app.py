@@ -18,5 +18,5 @@ QualityOption = Annotated[str, typer.Option(help="low (854x480 15 fps, the bench
 
 def fail(message: str) -> NoReturn:
     """Print a one-line error and exit with status 2, the code for bad input."""
-    console.print(f"[red]error:[/red] {message}")
+    console.print(f"[red]error:[/red] {message}", soft_wrap=True)
     raise typer.Exit(code=2)

@@ -90,14 +90,14 @@ MODELS: dict[str, EmbeddedModel] = {
     )
 }
 
-SPEC_HELP = "a registry name ({names}) or a spec: openai:URL#MODEL, hf:PATH[+ADAPTER], gguf:PATH"
+SPEC_HELP = "a registry name ({names}) or a spec: openai:URL#MODEL, hf:PATH[+ADAPTER], gguf:PATH, py:MODULE:FUNCTION"
 
 
 @dataclass(frozen=True)
 class ModelSpec:
     """A parsed name or spec string: which provider, and what it loads."""
 
-    provider: str  # "llamacpp" | "transformers" | "openai"
+    provider: str  # "llamacpp" | "transformers" | "openai" | "python"
     target: str  # registry name, path, hub id or server URL
     adapter: str | None = None
     model: str | None = None
@@ -135,6 +135,11 @@ def parse_spec(name_or_spec: str) -> ModelSpec:
         if not rest:
             raise LLMError(f"model spec {text!r} has no file; write gguf:PATH/TO/MODEL.gguf")
         return ModelSpec("llamacpp", rest)
+    if colon and prefix == "py":
+        module_name, _, function = rest.partition(":")
+        if not module_name or not function:
+            raise LLMError(f"model spec {text!r}: write py:MODULE:FUNCTION, FUNCTION() returning an LLM")
+        return ModelSpec("python", module_name, model=function)
     raise LLMError(f"unknown model {text!r}: use {spec_help()}")
 
 
@@ -255,6 +260,8 @@ def load_model(name_or_spec: str = DEFAULT_MODEL, *, progress: bool = True, **op
     pays for importing torch or llama.cpp.
     """
     spec = parse_spec(name_or_spec)
+    if spec.provider == "python":
+        return _provider_of_ones_own(spec)
     if spec.provider == "openai":
         from manimgen.llm.openai_compat import OpenAICompatLLM
 
@@ -268,3 +275,12 @@ def load_model(name_or_spec: str = DEFAULT_MODEL, *, progress: bool = True, **op
 
     path = ensure_gguf(spec.target, progress=progress) if spec.target in MODELS else Path(spec.target)
     return LlamaCppLLM(path, name=name_or_spec, **options)
+
+
+def _provider_of_ones_own(spec: ModelSpec) -> LLM:
+    """`py:MODULE:FUNCTION`: a provider written outside this package (or a test double) by import path."""
+    try:
+        factory = getattr(importlib.import_module(spec.target), spec.model or "")
+    except (ImportError, AttributeError) as error:
+        raise LLMError(f"model spec py:{spec.target}:{spec.model}: {error}; put the module on PYTHONPATH") from None
+    return factory()

@@ -18,6 +18,7 @@ from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from manimgen.render.geometry import GEOMETRY_VERSION
 from manimgen.render.result import RenderResult, RenderStatus
 
 CACHEABLE = {RenderStatus.OK, RenderStatus.CODE_ERROR, RenderStatus.LATEX_ERROR, RenderStatus.NO_SCENE}
@@ -39,12 +40,12 @@ def manim_version() -> str:
         return "missing"
 
 
-def render_key(code: str, scene: str | None, quality: str, tex_template: str | None = None) -> str:
-    """The identity of a render: everything that can change its pixels."""
-    material = json.dumps(
-        {"code": code, "scene": scene, "quality": quality, "manim": manim_version(), "tex": tex_template},
-        sort_keys=True,
-    )
+def render_key(code: str, scene: str | None, quality: str, tex_template: str | None = None, *, geometry: bool = False) -> str:
+    """The identity of a render: everything that can change its pixels, and whether it recorded geometry."""
+    fields = {"code": code, "scene": scene, "quality": quality, "manim": manim_version(), "tex": tex_template}
+    if geometry:
+        fields["geometry"] = GEOMETRY_VERSION
+    material = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(material.encode()).hexdigest()
 
 

@@ -14,10 +14,11 @@ import os
 import re
 import sys
 import traceback
+import warnings
 from pathlib import Path
 
-RESULT_MARKER = "MANIMGEN_RESULT "
-EXIT_NO_SCENE = 3
+from manimgen.render.protocol import EXIT_NO_SCENE, RESULT_MARKER
+
 MODULE_NAME = "scene"
 
 
@@ -29,6 +30,7 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--height", type=int, required=True)
     parser.add_argument("--fps", type=int, required=True)
     parser.add_argument("--media-dir", required=True)
+    parser.add_argument("--geometry", default=None, help="write the scene's geometry snapshots (JSON) to this file")
     return parser.parse_args(argv)
 
 
@@ -53,8 +55,19 @@ def print_latex_errors(error: BaseException) -> None:
             print("\n".join(lines[index : index + 2]), file=sys.stderr)
 
 
+def import_manim() -> None:
+    """Import Manim, hushing pydub's import-time warning that ffmpeg is missing.
+
+    Manim encodes through PyAV, so the warning is noise that would take a line of the error tail a
+    model reads. The warm worker calls this once for all the renders it forks.
+    """
+    warnings.filterwarnings("ignore", message="Couldn't find ffmpeg or avconv", category=RuntimeWarning)
+    import manim  # noqa: F401
+
+
 def main(argv: list[str]) -> int:
     args = _parse_args(argv)
+    import_manim()
     from manim import Scene, config
 
     config.media_dir = args.media_dir
@@ -81,7 +94,14 @@ def main(argv: list[str]) -> int:
             print(f"NoSceneError: {wanted} (scenes in file: {names})", file=sys.stderr)
             return EXIT_NO_SCENE
         scene = scene_class()
+        recorder = None
+        if args.geometry:
+            from manimgen.render.geometry import GeometryRecorder
+
+            recorder = GeometryRecorder(scene, Path(args.geometry), MODULE_NAME)
         scene.render()
+        if recorder is not None:
+            recorder.finish()
     except BaseException as error:  # noqa: BLE001 - any failure of generated code, SystemExit included, is a code error
         traceback.print_exc()
         print_latex_errors(error)

@@ -1,14 +1,22 @@
-"""Renders in parallel: each render is its own sandboxed process, so threads only wait on them."""
+"""Renders in parallel: each render is its own sandboxed process, so threads only wait on them.
+
+By default each of the pool's renders runs on a warm worker (render/warm.py) that imported Manim
+once and forks per render; `warm=False` starts a fresh sandboxed interpreter per render, as a
+single `render()` call does. docs/design-notes.md has the measured difference.
+"""
 
 from __future__ import annotations
 
 import os
+import queue
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from manimgen.render.renderer import render
+from manimgen.render.renderer import ChildRunner, FreshSandbox, render_on
 from manimgen.render.result import DEFAULT_QUALITY, RenderResult
+from manimgen.render.sandbox import Limits
+from manimgen.render.warm import WarmWorker
 
 
 @dataclass(frozen=True)
@@ -19,18 +27,38 @@ class RenderJob:
 
 
 class RenderPool:
-    """A fixed number of concurrent renders (default: one per core)."""
+    """A fixed number of concurrent renders (default: one per core), each with its own warm worker unless `warm=False`."""
 
-    def __init__(self, workers: int | None = None, *, timeout_s: float | None = None, use_cache: bool = True) -> None:
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        timeout_s: float | None = None,
+        use_cache: bool = True,
+        warm: bool = True,
+        limits: Limits | None = None,
+    ) -> None:
         self.workers = workers or os.cpu_count() or 1
-        self.timeout_s = timeout_s
+        self.limits = limits or Limits()
+        if timeout_s is not None:
+            self.limits = replace(self.limits, timeout_s=timeout_s)
         self.use_cache = use_cache
+        self.warm = warm
+        self._warm_workers = [WarmWorker(self.limits) for _ in range(self.workers)] if warm else []
+        self._idle: queue.SimpleQueue[ChildRunner] = queue.SimpleQueue()
+        for runner in self._warm_workers or [FreshSandbox(self.limits)] * self.workers:
+            self._idle.put(runner)
         self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="render")
 
     def submit(self, job: RenderJob) -> Future[RenderResult]:
-        return self._executor.submit(
-            render, job.code, job.scene, job.quality, timeout_s=self.timeout_s, use_cache=self.use_cache
-        )
+        return self._executor.submit(self._render, job)
+
+    def _render(self, job: RenderJob) -> RenderResult:
+        runner = self._idle.get()
+        try:
+            return render_on(runner, job.code, job.scene, job.quality, use_cache=self.use_cache)
+        finally:
+            self._idle.put(runner)
 
     def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]:
         """Results in the order of `jobs`; `on_done(index, result)` fires as each finishes."""
@@ -42,6 +70,8 @@ class RenderPool:
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
+        for worker in self._warm_workers:
+            worker.close()
 
     def __enter__(self) -> RenderPool:
         return self

@@ -1,4 +1,10 @@
-"""render(code) -> RenderResult: the one place that turns scene code into a video, through the sandbox."""
+"""render(code) -> RenderResult: the one place that turns scene code into a video, through the sandbox.
+
+Where the render child runs is a `ChildRunner`: a fresh sandbox per render (`FreshSandbox`, what
+`render` uses) or a warm worker's fork (`render.warm`, what the pool uses). Everything around the
+run (checks, argv, classification, output hand-over, caching) is this module's, so both give the
+same RenderResult for the same outcome.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +14,58 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
+from typing import Protocol
 
 from manimgen.render.cache import RenderCache, cache_root, render_key
-from manimgen.render.child import EXIT_NO_SCENE, RESULT_MARKER
+from manimgen.render.geometry import read_geometry
+from manimgen.render.protocol import EXIT_NO_SCENE, RESULT_MARKER
 from manimgen.render.result import DEFAULT_QUALITY, RenderResult, RenderStatus, get_quality
 from manimgen.render.sandbox import Completed, Limits, Sandbox
 
 ERROR_TAIL_LINES = 10
 SCENE_FILE = "scene.py"
+GEOMETRY_FILE = "geometry.json"
+CHILD_MODULE = "manimgen.render.child"
 LATEX_SIGNS = ("latex error converting", "LaTeX Error", "dvisvgm", "! Undefined control sequence", "! Missing")
 MISSING_TEX_PROGRAM = re.compile(r"No such file or directory: '(latex|xelatex|lualatex|pdflatex|dvisvgm)'")
 SIGNAL_NAMES = {9: "SIGKILL (memory or process limit)", 24: "SIGXCPU (CPU time limit)", 25: "SIGXFSZ (file size limit)"}
+
+
+class ChildRunner(Protocol):
+    """Where render/child.py runs, under `limits`."""
+
+    limits: Limits
+
+    def scratch(self) -> AbstractContextManager[Path]:
+        """A fresh, empty directory that is the render's only writable place; removed afterwards."""
+        ...
+
+    def run_child(self, child_args: list[str], scratch: Path) -> Completed:
+        """Run the child with `child_args` and `scratch` as cwd, HOME and TMPDIR; never raises for what it does."""
+        ...
+
+
+class FreshSandbox:
+    """The cold path: a new sandboxed interpreter per render, which pays Manim's import every time."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._sandbox = Sandbox(limits)
+
+    @contextmanager
+    def scratch(self) -> Iterator[Path]:
+        with tempfile.TemporaryDirectory(prefix="manimgen-render-") as tmp:
+            scratch = Path(tmp) / "scratch"
+            scratch.mkdir()
+            yield scratch
+
+    def run_child(self, child_args: list[str], scratch: Path) -> Completed:
+        return self._sandbox.run([sys.executable, "-m", CHILD_MODULE, *child_args], scratch)
 
 
 @cache
@@ -84,27 +128,32 @@ def _reported_output(stdout: str) -> tuple[str | None, str | None]:
 
 
 def render_uncached(
-    code: str, scene: str | None = None, quality: str = DEFAULT_QUALITY, *, limits: Limits | None = None, keep_in: Path
+    code: str,
+    scene: str | None = None,
+    quality: str = DEFAULT_QUALITY,
+    *,
+    runner: ChildRunner,
+    keep_in: Path,
+    geometry: bool = False,
 ) -> RenderResult:
-    """Render in a fresh sandbox; a produced file is moved into `keep_in`."""
+    """Render through `runner`; a produced file is moved into `keep_in`. `geometry` records the layout."""
     settings = get_quality(quality)
-    limits = limits or Limits()
     started = time.monotonic()
     if not code.strip():
         return RenderResult(RenderStatus.CODE_ERROR, None, scene, "ValueError: no code to render", quality, 0.0)
     syntax = _syntax_error(code)
     if syntax:
         return RenderResult(RenderStatus.CODE_ERROR, None, scene, _last_lines(syntax), quality, time.monotonic() - started)
-    with tempfile.TemporaryDirectory(prefix="manimgen-render-") as tmp:
-        scratch = Path(tmp) / "scratch"
-        scratch.mkdir()
+    with runner.scratch() as scratch:
         (scratch / SCENE_FILE).write_text(code, encoding="utf-8")
-        argv = [sys.executable, "-m", "manimgen.render.child", "--file", SCENE_FILE]
+        argv = ["--file", SCENE_FILE]
         argv += ["--width", str(settings.width), "--height", str(settings.height), "--fps", str(settings.fps)]
         argv += ["--media-dir", str(scratch / "media")]
         if scene:
             argv += ["--scene", scene]
-        done = Sandbox(limits).run(argv, scratch)
+        if geometry:
+            argv += ["--geometry", GEOMETRY_FILE]
+        done = runner.run_child(argv, scratch)
         chosen, output = _reported_output(done.stdout_tail) if done.returncode == 0 else (None, None)
         seconds = time.monotonic() - started
         if done.returncode == 0 and done.killed_by is None:
@@ -114,8 +163,9 @@ def render_uncached(
             keep_in.mkdir(parents=True, exist_ok=True)
             kept = keep_in / f"{chosen}{produced.suffix}"
             shutil.move(produced, kept)
-            return RenderResult(RenderStatus.OK, kept, chosen, "", quality, seconds)
-        status, tail = _classify(done, limits)
+            layout = read_geometry(scratch / GEOMETRY_FILE) if geometry else None
+            return RenderResult(RenderStatus.OK, kept, chosen, "", quality, seconds, geometry=layout)
+        status, tail = _classify(done, runner.limits)
         return RenderResult(status, None, scene, tail, quality, seconds)
 
 
@@ -128,12 +178,30 @@ def render(
     use_cache: bool = True,
     limits: Limits | None = None,
     cache: RenderCache | None = None,
+    geometry: bool = False,
 ) -> RenderResult:
-    """Render `code` (one Manim scene file) in the sandbox, reusing a cached identical render."""
+    """Render `code` (one Manim scene file) in a fresh sandbox, reusing a cached identical render.
+
+    `geometry=True` also records the scene's layout into `RenderResult.geometry` (cached separately).
+    """
     limits = limits or Limits()
     if timeout_s is not None:
         limits = replace(limits, timeout_s=timeout_s)
-    key = render_key(code, scene, quality)
+    return render_on(FreshSandbox(limits), code, scene, quality, use_cache=use_cache, cache=cache, geometry=geometry)
+
+
+def render_on(
+    runner: ChildRunner,
+    code: str,
+    scene: str | None = None,
+    quality: str = DEFAULT_QUALITY,
+    *,
+    use_cache: bool = True,
+    cache: RenderCache | None = None,
+    geometry: bool = False,
+) -> RenderResult:
+    """`render` through a given runner: the pool passes its warm workers here."""
+    key = render_key(code, scene, quality, geometry=geometry)
     store = (cache or default_cache()) if use_cache else None
     if store is not None:
         hit = store.get(key)
@@ -141,5 +209,5 @@ def render(
             return hit
     with tempfile.TemporaryDirectory(prefix="manimgen-out-") as tmp:
         keep_in = Path(tmp) if store is not None else cache_root() / "renders-uncached" / key
-        result = render_uncached(code, scene, quality, limits=limits, keep_in=keep_in)
+        result = render_uncached(code, scene, quality, runner=runner, keep_in=keep_in, geometry=geometry)
         return store.put(key, result) if store is not None else result

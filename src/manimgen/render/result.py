@@ -7,6 +7,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+Geometry = list[dict[str, Any]]
+
 
 class RenderStatus(StrEnum):
     """How a render ended; everything but OK is a failure for RSR."""
@@ -48,7 +50,10 @@ def get_quality(name: str) -> Quality:
 
 @dataclass
 class RenderResult:
-    """One render's outcome. `output` is an MP4, or a PNG for a scene that never animates."""
+    """One render's outcome. `output` is an MP4, or a PNG for a scene that never animates.
+
+    `geometry` holds the scene's layout snapshots (render/geometry.py) when the render asked for them.
+    """
 
     status: RenderStatus
     output: Path | None
@@ -57,6 +62,7 @@ class RenderResult:
     quality: str
     seconds: float
     cached: bool = False
+    geometry: Geometry | None = None
 
     @property
     def ok(self) -> bool:

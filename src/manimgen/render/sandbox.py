@@ -2,7 +2,8 @@
 
 Layers, strongest available first:
 - bubblewrap: read-only root, private /tmp, the user's home hidden, every namespace unshared (no
-  network), the process tree dies with its parent;
+  network), every capability dropped (root inside can neither ptrace nor open the /proc entries of
+  a non-dumpable process), the process tree dies with its parent;
 - unshare: no network and a private PID namespace, the filesystem as it is;
 - plain: resource limits only.
 In every mode: a wall-clock timeout that kills the whole process tree, an address-space cap, CPU,
@@ -21,9 +22,11 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import IO, BinaryIO
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -31,6 +34,7 @@ PIDS_CGROUP_ROOT = Path("/sys/fs/cgroup/pids")
 ENV_PASSTHROUGH = ("LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TZ")
 HIDDEN_DIRS = ("/root", "/home")
 POLL_SECONDS = 0.1
+CGROUP_REMOVE_SECONDS = 5.0
 TAIL_BYTES = 64 * 1024
 
 
@@ -118,7 +122,7 @@ def scrubbed_env(scratch: Path) -> dict[str, str]:
     return env
 
 
-def _paths_to_reexpose() -> list[str]:
+def paths_to_reexpose() -> list[str]:
     """The interpreter, its site-packages and this package, where they sit under directories the sandbox hides."""
     import site
 
@@ -140,9 +144,9 @@ def _bwrap_prefix(scratch: Path, limits: Limits) -> list[str]:
     argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     argv += ["--size", str(limits.disk_bytes), "--tmpfs", "/tmp"]
     argv += [arg for d in HIDDEN_DIRS if os.path.isdir(d) for arg in ("--tmpfs", d)]
-    argv += [arg for path in _paths_to_reexpose() for arg in ("--ro-bind", path, path)]
+    argv += [arg for path in paths_to_reexpose() for arg in ("--ro-bind", path, path)]
     argv += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch)]
-    argv += ["--unshare-all", "--die-with-parent", "--new-session", "--"]
+    argv += ["--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--"]
     return argv
 
 
@@ -158,15 +162,20 @@ def _limit_prefix(limits: Limits) -> list[str]:
     ]
 
 
-def _tail(path: Path, max_bytes: int = TAIL_BYTES) -> str:
+def read_tail(handle: BinaryIO, max_bytes: int = TAIL_BYTES) -> str:
+    """The end of an open log: read through a handle, so a renamed or replaced path cannot redirect it."""
+    handle.seek(0, os.SEEK_END)
+    size = handle.tell()
+    handle.seek(max(0, size - max_bytes))
+    return handle.read().decode("utf-8", errors="replace")
+
+
+def _tail(path: Path) -> str:
     with path.open("rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
-        handle.seek(max(0, size - max_bytes))
-        return handle.read().decode("utf-8", errors="replace")
+        return read_tail(handle)
 
 
-def _directory_size(root: Path, budget_entries: int = 100_000) -> int:
+def directory_size(root: Path, budget_entries: int = 100_000) -> int:
     total, seen, stack = 0, 0, [root]
     while stack:
         try:
@@ -187,7 +196,7 @@ def _directory_size(root: Path, budget_entries: int = 100_000) -> int:
     return total
 
 
-class _ProcessCgroup:
+class ProcessCgroup:
     """A pids cgroup for one run: caps the process count and finds every member to kill."""
 
     def __init__(self, max_processes: int) -> None:
@@ -208,11 +217,17 @@ class _ProcessCgroup:
             time.sleep(0.02)
 
     def remove(self) -> None:
-        self.kill_all()
-        try:
-            self.path.rmdir()
-        except OSError:
-            pass
+        """Kill the members and remove the group, retrying while a fork still in flight lands in it."""
+        deadline = time.monotonic() + CGROUP_REMOVE_SECONDS
+        while True:
+            self.kill_all()
+            try:
+                self.path.rmdir()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.02)
 
 
 class Sandbox:
@@ -223,33 +238,49 @@ class Sandbox:
         self.mode = mode or detect_mode()
         self.use_cgroup = pids_cgroup_available()
 
+    def start(
+        self, argv: list[str], scratch: Path, *, stdin: int | IO[bytes], stdout: int | IO[bytes], stderr: int | IO[bytes]
+    ) -> tuple[subprocess.Popen[bytes], ProcessCgroup | None]:
+        """Start `argv` inside the walls without waiting: one-shot renders and warm workers get the same ones.
+
+        The caller watches the process and, when done, calls `kill_tree` as needed and `remove` on the cgroup.
+        """
+        cgroup = ProcessCgroup(self.limits.processes) if self.use_cgroup else None
+        command = self._wrap(argv, scratch)
+        if cgroup is not None:
+            command = ["sh", "-c", f'echo $$ > "{cgroup.path}/cgroup.procs" && exec "$@"', "sandbox", *command]
+        try:
+            process = subprocess.Popen(
+                command,
+                cwd=scratch,
+                env=scrubbed_env(scratch),
+                stdin=stdin,
+                stdout=stdout,
+                stderr=stderr,
+                start_new_session=True,
+            )
+        except OSError:
+            if cgroup is not None:
+                cgroup.remove()
+            raise
+        return process, cgroup
+
     def run(self, argv: list[str], scratch: Path) -> Completed:
         """Run `argv` with `scratch` as its only writable place; never raises for what the child does."""
         scratch = scratch.resolve()
         (scratch / "tmp").mkdir(parents=True, exist_ok=True)
         logs = scratch.parent / f".{scratch.name}.logs"
         logs.mkdir(exist_ok=True)
-        cgroup = _ProcessCgroup(self.limits.processes) if self.use_cgroup else None
-        command = self._wrap(argv, scratch)
-        if cgroup is not None:
-            command = ["sh", "-c", f'echo $$ > "{cgroup.path}/cgroup.procs" && exec "$@"', "sandbox", *command]
+        cgroup: ProcessCgroup | None = None
         started = time.monotonic()
         stdout_path, stderr_path = logs / "stdout", logs / "stderr"
         killed_by: str | None = None
         try:
             with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
-                process = subprocess.Popen(
-                    command,
-                    cwd=scratch,
-                    env=scrubbed_env(scratch),
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    start_new_session=True,
-                )
-                killed_by = self._watch(process, scratch, started)
+                process, cgroup = self.start(argv, scratch, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+                killed_by = self.watch(lambda seconds: _exited(process, seconds), scratch, started)
                 if killed_by:
-                    self._kill(process, cgroup)
+                    kill_tree(process, cgroup)
                 returncode = process.wait()
         except OSError as error:
             return Completed(None, "sandbox", "", f"sandbox could not start: {error}", time.monotonic() - started)
@@ -269,27 +300,42 @@ class Sandbox:
             return ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", "--", *limited]
         return limited
 
-    def _watch(self, process: subprocess.Popen[bytes], scratch: Path, started: float) -> str | None:
+    def watch(
+        self, finished: Callable[[float], bool], scratch: Path, started: float, timeout_s: float | None = None
+    ) -> str | None:
+        """Wait until `finished(seconds)` (which may block that long) says so; else name the limit that ran out.
+
+        `timeout_s` replaces the limits' wall timeout, for waits that are not a render.
+        """
+        timeout_s = self.limits.timeout_s if timeout_s is None else timeout_s
         last_disk_check = 0.0
-        while process.poll() is None:
+        while not finished(POLL_SECONDS):
             now = time.monotonic()
-            if now - started > self.limits.timeout_s:
+            if now - started > timeout_s:
                 return "timeout"
             if now - last_disk_check > 0.5:
                 last_disk_check = now
-                if _directory_size(scratch) > self.limits.disk_bytes:
+                if directory_size(scratch) > self.limits.disk_bytes:
                     return "disk quota"
-            time.sleep(POLL_SECONDS)
         return None
 
-    @staticmethod
-    def _kill(process: subprocess.Popen[bytes], cgroup: _ProcessCgroup | None) -> None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if cgroup is not None:
-            cgroup.kill_all()
+
+def _exited(process: subprocess.Popen[bytes], seconds: float) -> bool:
+    try:
+        process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def kill_tree(process: subprocess.Popen[bytes], cgroup: ProcessCgroup | None) -> None:
+    """SIGKILL the session `process` leads and every member of its cgroup (which catches setsid escapees)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    if cgroup is not None:
+        cgroup.kill_all()
 
 
 def describe() -> str:

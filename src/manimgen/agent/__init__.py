@@ -1,0 +1,44 @@
+"""ManimAgent: prompts, code extraction, API docs and the strategies (vanilla, RITL, RITL-DOC, and our
+lint and layout repair loops) that use them."""
+
+from manimgen.agent.apidocs import ApiInfo, api_info
+from manimgen.agent.extract import extract_code
+from manimgen.agent.prompts import SYSTEM_PROMPT, doc_messages, format_target, generation_messages, repair_messages
+from manimgen.agent.strategies import (
+    AgentConfig,
+    AgentRun,
+    DocRepairLoop,
+    RepairLoop,
+    Strategy,
+    Vanilla,
+    get_strategy,
+    list_strategies,
+    register_strategy,
+    run_agent,
+)
+from manimgen.agent.trace import Round, Trace
+
+from manimgen.agent import feedback_strategies  # noqa: E402,F401  (registers ritl-lint, ritl-layout, ritl-lint-layout)
+
+__all__ = [
+    "SYSTEM_PROMPT",
+    "AgentConfig",
+    "AgentRun",
+    "ApiInfo",
+    "DocRepairLoop",
+    "RepairLoop",
+    "Round",
+    "Strategy",
+    "Trace",
+    "Vanilla",
+    "api_info",
+    "doc_messages",
+    "extract_code",
+    "format_target",
+    "generation_messages",
+    "get_strategy",
+    "list_strategies",
+    "register_strategy",
+    "repair_messages",
+    "run_agent",
+]

@@ -1,0 +1,73 @@
+"""Strategies that feed back more than a crash: static findings before rendering, layout after it.
+
+- `ritl-lint`: RITL, but every code is first checked statically against the installed manim
+  (agent/lint.py). Findings go back to the model in place of render errors and the code is not
+  rendered; code without findings is rendered as RITL does.
+- `ritl-layout`: RITL, but a successful render records the scene's geometry, and layout problems
+  (agent/layout.py: objects out of frame, overlapping texts, unreadably small things) are fed back
+  as another round. The run ends with the rendered code that had the fewest layout problems, so a
+  layout repair that breaks the render never loses the working video before it.
+- `ritl-lint-layout`: both.
+
+All keep RITL's budget: 1 + K generations (K = config.rounds); lint and layout rounds count as
+feedback rounds like a failed render does. Their feedback goes into the repair prompt's error slot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from manimgen.agent.layout import format_layout, layout_findings
+from manimgen.agent.lint import format_findings, lint
+from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, register_strategy
+from manimgen.agent.trace import Trace
+from manimgen.llm.base import LLM
+from manimgen.render.result import RenderResult
+
+
+class LintCheck:
+    """Mixin: the static check as `before_render`; findings skip the render."""
+
+    def before_render(self, run: AgentRun, code: str) -> str | None:
+        findings = lint(code)
+        return format_findings(findings) if findings else None
+
+
+@register_strategy("ritl-lint")
+class LintRepairLoop(LintCheck, RepairLoop):
+    """RITL with a static check before every render."""
+
+
+@register_strategy("ritl-layout")
+class LayoutRepairLoop(RepairLoop):
+    """RITL plus a layout round after each successful render, keeping the best rendered code."""
+
+    records_geometry = True
+
+    def after_render(self, run: AgentRun, result: RenderResult) -> str | None:
+        findings = layout_findings(result.geometry)
+        return format_layout(findings) if findings else None
+
+    def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace:
+        return keep_best_render(super().run(llm, description, config, on_round))
+
+
+@register_strategy("ritl-lint-layout")
+class LintLayoutRepairLoop(LintCheck, LayoutRepairLoop):
+    """The static check before rendering and the layout round after it."""
+
+
+def keep_best_render(trace: Trace) -> Trace:
+    """End on the rendered round with the fewest layout findings (the latest among equals).
+
+    Without a successful render the trace is left as it is: its last round is what RITL returns. A
+    render without recorded geometry (the closing render of code a lint round rejected) counts as
+    having no findings: it is the latest working code and nothing is known against it.
+    """
+    rendered = [(round_, round_.render) for round_ in trace.rounds if round_.render is not None and round_.render.ok]
+    if not rendered:
+        return trace
+    best, result = min(rendered, key=lambda pair: (len(layout_findings(pair[1].geometry)), -pair[0].index))
+    if result is trace.final_render:
+        return trace
+    return replace(trace, final_code=best.code, final_render=result)

@@ -1,0 +1,211 @@
+"""Layout problems of a rendered scene, read from the geometry its render recorded.
+
+A scene can render without an error and still be wrong to look at: a title wider than the frame,
+two labels written on top of each other, a formula scaled down to a few pixels. The renderer's
+geometry snapshots (render/geometry.py) give every top-level mobject's and every text's box at
+the end of each play/wait; this module turns them into findings a repair prompt can state, with the
+objects' names and when the problem first shows. A problem that persists over several snapshots
+is reported once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+OFF_FRAME_TOLERANCE = 0.1
+MIN_OVERLAP_AREA = 0.02
+MIN_OVERLAP_SHARE = 0.2
+MIN_TEXT_SIZE = 0.1
+MIN_SHAPE_SIZE = 0.04
+COINCIDENT = 0.02
+MAX_REPORTED = 8
+BACKGROUND_CLASSES = frozenset({"NumberPlane", "ComplexPlane", "PolarPlane", "FullScreenRectangle"})
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class LayoutFinding:
+    """One layout problem: `code` is "off-frame", "overlap" or "too-small"; snapshots are 0-based."""
+
+    code: str
+    first_snapshot: int
+    last_snapshot: int
+    time: float
+    names: tuple[str, ...]
+    message: str
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {self.message}"
+
+
+def layout_findings(geometry: Sequence[dict[str, Any]] | None) -> list[LayoutFinding]:
+    """Every distinct layout problem in the snapshots, in the order they first appear."""
+    found: dict[tuple[Any, ...], _Open] = {}
+    snapshots = list(geometry or [])
+    for position, snapshot in enumerate(snapshots):
+        frame = _box(snapshot.get("frame"))
+        if frame is None:
+            continue
+        for key, code, names, detail in _problems(_visible_entries(snapshot), frame):
+            if key in found:
+                found[key].last = position
+            else:
+                found[key] = _Open(code, position, position, names, detail)
+    findings = [item.close(snapshots) for item in found.values()]
+    return sorted(findings, key=lambda f: (f.first_snapshot, f.code))
+
+
+def format_layout(findings: Sequence[LayoutFinding]) -> str:
+    """The findings as a repair round states them (in place of render errors)."""
+    shown = list(findings[:MAX_REPORTED])
+    lines = ["The scene rendered without errors, but its layout has problems (positions in scene units):"]
+    lines += [f"- {finding}" for finding in shown]
+    if len(findings) > len(shown):
+        lines.append(f"- ... and {len(findings) - len(shown)} more of the same kinds.")
+    lines.append(
+        "Move, scale or arrange the objects (next_to, arrange, scale_to_fit_width, to_edge with a buff) so that "
+        "everything stays inside the frame, texts do not cover each other and everything is large enough to see. "
+        "Keep the animation otherwise as it is."
+    )
+    return "\n".join(lines)
+
+
+@dataclass
+class _Open:
+    code: str
+    first: int
+    last: int
+    names: tuple[str, ...]
+    detail: str
+
+    def close(self, snapshots: list[dict[str, Any]]) -> LayoutFinding:
+        when = f"At {_moment(snapshots, self.first)}"
+        if snapshots[self.first].get("kind") == "end":
+            when = "In the final frame"
+        elif self.last != self.first:
+            until = "the end" if self.last == len(snapshots) - 1 else _moment(snapshots, self.last)
+            when = f"From {_moment(snapshots, self.first)} until {until}"
+        time = float(snapshots[self.first].get("time", 0.0))
+        return LayoutFinding(self.code, self.first, self.last, time, self.names, f"{when}: {self.detail}")
+
+
+def _moment(snapshots: list[dict[str, Any]], position: int) -> str:
+    number = sum(1 for s in snapshots[: position + 1] if s.get("kind") != "end")
+    return f"t={float(snapshots[position].get('time', 0.0)):.1f} s (end of play/wait call {number})"
+
+
+def _box(value: Any) -> Box | None:
+    if not isinstance(value, (list, tuple)) or len(value) != 4:
+        return None
+    try:
+        x0, y0, x1, y1 = (float(v) for v in value)
+    except (TypeError, ValueError):
+        return None
+    return (x0, y0, x1, y1) if x1 >= x0 and y1 >= y0 else None
+
+
+def _label(entry: dict[str, Any]) -> str:
+    cls = str(entry.get("class", "mobject"))
+    text = entry.get("text")
+    what = f'{cls} "{text}"' if text else cls
+    name = entry.get("name")
+    return f"`{name}` ({what})" if name else f"an unnamed {what}"
+
+
+def _short_name(entry: dict[str, Any]) -> str:
+    return str(entry.get("name") or entry.get("class", "mobject"))
+
+
+def _span(low: float, high: float) -> str:
+    return f"{low:.2f} to {high:.2f}"
+
+
+def _visible_entries(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    """Visible entries with a box, each object once; texts inside a background grid are the grid's business."""
+    listed = snapshot.get("mobjects")
+    entries = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+    backgrounds = {_identity(e) for e in entries if e.get("class") in BACKGROUND_CLASSES}
+    seen: set[str] = set()
+    kept = []
+    for entry in entries:
+        if _identity(entry) in seen or not entry.get("visible") or _box(entry.get("box")) is None:
+            continue
+        seen.add(_identity(entry))
+        if entry.get("parent") is None or str(entry.get("parent")) not in backgrounds:
+            kept.append(entry)
+    return kept
+
+
+def _identity(entry: dict[str, Any]) -> str:
+    return str(entry.get("id"))
+
+
+def _problems(entries: list[dict[str, Any]], frame: Box) -> list[tuple[tuple[Any, ...], str, tuple[str, ...], str]]:
+    problems = []
+    for entry in entries:
+        box = _box(entry["box"])
+        assert box is not None
+        off = _off_frame(entry, box, frame)
+        if off:
+            problems.append((("off-frame", _identity(entry)), "off-frame", (_short_name(entry),), off))
+        small = _too_small(entry, box)
+        if small:
+            problems.append((("too-small", _identity(entry)), "too-small", (_short_name(entry),), small))
+    texts = [e for e in entries if e.get("is_text")]
+    for index, first in enumerate(texts):
+        for second in texts[index + 1 :]:
+            overlap = _overlap(first, second)
+            if overlap:
+                key = ("overlap", *sorted((_identity(first), _identity(second))))
+                problems.append((key, "overlap", (_short_name(first), _short_name(second)), overlap))
+    return problems
+
+
+def _off_frame(entry: dict[str, Any], box: Box, frame: Box) -> str | None:
+    if entry.get("class") in BACKGROUND_CLASSES:
+        return None
+    x0, y0, x1, y1 = box
+    fx0, fy0, fx1, fy1 = frame
+    frame_text = f"the frame spans x {_span(fx0, fx1)} and y {_span(fy0, fy1)}"
+    if x1 < fx0 or x0 > fx1 or y1 < fy0 or y0 > fy1:
+        center = ((x0 + x1) / 2, (y0 + y1) / 2)
+        return f"{_label(entry)} is entirely outside the frame, centred at ({center[0]:.2f}, {center[1]:.2f}); {frame_text}."
+    beyond = {"left": fx0 - x0, "right": x1 - fx1, "bottom": fy0 - y0, "top": y1 - fy1}
+    sides = [f"{amount:.2f} beyond the {side} edge" for side, amount in beyond.items() if amount > OFF_FRAME_TOLERANCE]
+    if not sides:
+        return None
+    return (
+        f"{_label(entry)} is cut off by the frame: it spans x {_span(x0, x1)} and y {_span(y0, y1)}, "
+        f"{', '.join(sides)}; {frame_text}."
+    )
+
+
+def _too_small(entry: dict[str, Any], box: Box) -> str | None:
+    if not entry.get("vector"):
+        return None
+    width, height = box[2] - box[0], box[3] - box[1]
+    limit = MIN_TEXT_SIZE if entry.get("is_text") else MIN_SHAPE_SIZE
+    if max(width, height) >= limit:
+        return None
+    return f"{_label(entry)} is only {width:.3f} x {height:.3f} units, too small to see."
+
+
+def _overlap(first: dict[str, Any], second: dict[str, Any]) -> str | None:
+    """A meaningful overlap of two texts; boxes that coincide exactly (a Transform's result lying on its
+    target, a copy on its original) look like one text and are left alone."""
+    a, b = _box(first["box"]), _box(second["box"])
+    assert a is not None and b is not None
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    if width <= 0 or height <= 0:
+        return None
+    if all(abs(p - q) <= COINCIDENT for p, q in zip(a, b)):
+        return None
+    area = width * height
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    if area < MIN_OVERLAP_AREA or smaller <= 0 or area / smaller < MIN_OVERLAP_SHARE:
+        return None
+    return f"{_label(first)} and {_label(second)} overlap: {100 * area / smaller:.0f}% of the smaller one is covered."

@@ -1,0 +1,294 @@
+"""ManimAgent's inference strategies: vanilla, RITL and RITL-DOC, and the registry new ones join.
+
+Every built-in strategy is one loop, `RepairLoop`: generate, evaluate, and while the evaluation gives
+feedback and rounds are left, ask again with a fresh repair prompt. Strategies differ only in hooks:
+
+    max_repairs(config) -> int                  feedback rounds allowed (vanilla: 0; others: config.rounds)
+    refine(run, draft) -> Round                 extra generations before the first evaluation (RITL-DOC)
+    before_render(run, code) -> str | None      a check before rendering, e.g. a linter; feedback skips the render
+    after_render(run, result) -> str | None     a check of a successful render, e.g. its layout; feedback asks
+                                                for another round although the code rendered
+    repair_prompt(run, previous) -> messages    what a feedback round asks (RITL-DOC adds <API_INFO>)
+
+A new strategy subclasses `RepairLoop` (or `DocRepairLoop`), overrides a hook and registers itself:
+
+    @register_strategy("ritl-lint")
+    class LintRepairLoop(RepairLoop):
+        def before_render(self, run, code):
+            findings = lint(code)
+            return "\\n".join(findings) if findings else None
+
+Feedback from any hook reaches the model in the `<RENDER_ERRORS>` slot of the repair prompt (override
+`repair_prompt` for a different slot) and is kept in `Round.feedback`. Code a hook rejected without
+rendering is still rendered once when the run ends, so every run ends with a render to score.
+
+All renders go through `manimgen.render.render` (sandboxed and cached). `config.deadline_s` is checked
+before each model call after the first: when it has passed no new round starts, the current code is
+still evaluated, and the trace records `stop_reason="deadline"`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Protocol, TypeVar
+
+from manimgen.agent.apidocs import api_info
+from manimgen.agent.extract import extract_code
+from manimgen.agent.prompts import NO_CODE_FEEDBACK, RENDER_FAILED, doc_messages, generation_messages, render_errors, repair_messages
+from manimgen.agent.trace import STOP_DEADLINE, STOP_MAX_ROUNDS, STOP_RENDERED, Round, Trace
+from manimgen.llm.base import LLM, Message, Sampling
+from manimgen.render import render
+from manimgen.render.result import RenderResult, get_quality
+
+DEFAULT_SAMPLING = Sampling(temperature=0.2, top_p=0.95, max_tokens=1024, seed=0)
+
+OnRound = Callable[[Round], None]
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Settings of one run. `rounds` is K, the feedback rounds after the first generation.
+
+    Round i samples with seed `sampling.seed + i`, so a repair that gets the same prompt twice can
+    still answer differently while the whole run stays repeatable.
+    """
+
+    rounds: int = 3
+    sampling: Sampling = DEFAULT_SAMPLING
+    quality: str = "low"
+    timeout_s: float = 300.0
+    deadline_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.rounds < 0:
+            raise ValueError(f"rounds must be 0 or more, got {self.rounds}")
+        if self.timeout_s <= 0:
+            raise ValueError(f"timeout_s must be positive, got {self.timeout_s}")
+        get_quality(self.quality)
+
+
+class Strategy(Protocol):
+    name: str
+
+    def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace: ...
+
+
+class AgentRun:
+    """The state of one run that hooks may use: model, description, settings, rounds so far, clock."""
+
+    def __init__(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None) -> None:
+        self.llm = llm
+        self.description = description
+        self.config = config
+        self.rounds: list[Round] = []
+        self.deadline_hit = False
+        self._on_round = on_round
+        self._started = time.monotonic()
+
+    def out_of_time(self) -> bool:
+        """True once the deadline has passed; ask only before starting a round, since a True is recorded."""
+        deadline = self.config.deadline_s
+        if deadline is not None and time.monotonic() - self._started >= deadline:
+            self.deadline_hit = True
+        return self.deadline_hit
+
+    def ask(self, kind: str, messages: list[Message]) -> Round:
+        """One model call, recorded as the next round with the code extracted from its answer."""
+        index = len(self.rounds)
+        sampling = self.config.sampling
+        if sampling.seed is not None:
+            sampling = replace(sampling, seed=sampling.seed + index)
+        started = time.monotonic()
+        result = self.llm.chat(messages, n=1, sampling=sampling)
+        completion = result.completions[0]
+        round_ = Round(
+            index=index,
+            kind=kind,
+            messages=messages,
+            completion=completion,
+            code=extract_code(completion),
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens,
+            llm_seconds=time.monotonic() - started,
+        )
+        self.rounds.append(round_)
+        return round_
+
+    def render(self, round_: Round, geometry: bool = False) -> RenderResult:
+        """Render the round's code in the sandbox (recording the scene's geometry if asked) and keep the result."""
+        if round_.code is None:
+            raise ValueError(f"round {round_.index} has no code to render")
+        started = time.monotonic()
+        result = render(round_.code, quality=self.config.quality, timeout_s=self.config.timeout_s, geometry=geometry)
+        round_.render = result
+        round_.render_seconds += time.monotonic() - started
+        return result
+
+    def report(self, round_: Round) -> None:
+        """Tell the caller a round is finished (for live progress)."""
+        if self._on_round is not None:
+            self._on_round(round_)
+
+    def finish(self, strategy: str, stop_reason: str) -> Trace:
+        final = self.rounds[-1]
+        return Trace(
+            strategy=strategy,
+            model=self.llm.name,
+            description=self.description,
+            rounds=self.rounds,
+            final_code=final.code,
+            final_render=final.render,
+            seconds=time.monotonic() - self._started,
+            stop_reason=STOP_DEADLINE if self.deadline_hit else stop_reason,
+        )
+
+
+_REGISTRY: dict[str, type[Strategy]] = {}
+S = TypeVar("S", bound=type)
+
+
+def register_strategy(name: str) -> Callable[[S], S]:
+    """Class decorator: make a strategy available by `name` (to `run_agent`, the CLI and the bench)."""
+
+    def decorate(cls: S) -> S:
+        known = _REGISTRY.get(name)
+        if known is not None and known.__qualname__ != cls.__qualname__:
+            raise ValueError(f"strategy name {name!r} is already taken by {known.__qualname__}")
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return decorate
+
+
+def list_strategies() -> list[str]:
+    return list(_REGISTRY)
+
+
+def get_strategy(name: str) -> Strategy:
+    """A fresh instance of the strategy registered as `name`."""
+    try:
+        return _REGISTRY[name]()
+    except KeyError:
+        raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(_REGISTRY)}") from None
+
+
+@register_strategy("ritl")
+class RepairLoop:
+    """RITL, renderer in the loop: render; on failure a fresh repair prompt; stop at the first success.
+
+    At most K = config.rounds feedback rounds (1 + K generations). An answer with no extractable code
+    is a failure like any other and is fed back as such.
+    """
+
+    name: str
+    records_geometry = False
+    """Render with the scene's geometry recorded, for an `after_render` that checks the layout."""
+
+    def max_repairs(self, config: AgentConfig) -> int:
+        return config.rounds
+
+    def refine(self, run: AgentRun, draft: Round) -> Round:
+        """Generations between the first answer and its first evaluation; none by default.
+
+        An override checks `run.out_of_time()` before each call it makes and reports (`run.report`)
+        each round it supersedes.
+        """
+        return draft
+
+    def before_render(self, run: AgentRun, code: str) -> str | None:
+        """Feedback that makes the code be repaired without rendering it, or None to render."""
+        return None
+
+    def after_render(self, run: AgentRun, result: RenderResult) -> str | None:
+        """Feedback on a successful render that asks for another round, or None to accept it."""
+        return None
+
+    def repair_prompt(self, run: AgentRun, previous: Round) -> list[Message]:
+        """The fresh single-turn prompt of a feedback round; shows the answer itself when it held no code."""
+        return repair_messages(
+            run.description, previous.code or previous.completion, previous.feedback, problem=feedback_problem(previous)
+        )
+
+    def evaluate(self, run: AgentRun, round_: Round) -> str | None:
+        """Feedback for the round's answer, or None when it is accepted."""
+        if round_.code is None:
+            return NO_CODE_FEEDBACK
+        feedback = self.before_render(run, round_.code)
+        if feedback is not None:
+            return feedback
+        result = run.render(round_, geometry=self.records_geometry)
+        if not result.ok:
+            return render_errors(result)
+        return self.after_render(run, result)
+
+    def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace:
+        run = AgentRun(llm, description, config, on_round)
+        current = self.refine(run, run.ask("generate", generation_messages(description)))
+        repairs_left = self.max_repairs(config)
+        while True:
+            feedback = self.evaluate(run, current)
+            current.feedback = feedback or ""
+            run.report(current)
+            if feedback is None:
+                return run.finish(self.name, STOP_RENDERED)
+            if repairs_left <= 0 or run.out_of_time():
+                break
+            current = run.ask("repair", self.repair_prompt(run, current))
+            repairs_left -= 1
+        if current.code is not None and current.render is None:
+            run.render(current, geometry=self.records_geometry)
+        return run.finish(self.name, STOP_MAX_ROUNDS)
+
+
+@register_strategy("vanilla")
+class Vanilla(RepairLoop):
+    """One generation, rendered once; nothing is fed back."""
+
+    def max_repairs(self, config: AgentConfig) -> int:
+        return 0
+
+
+@register_strategy("ritl-doc")
+class DocRepairLoop(RepairLoop):
+    """RITL-DOC: RITL plus manim's API documentation of the names the code calls.
+
+    Before the first render the draft is refined once with `<API_INFO>`; every feedback round then
+    carries fresh `<API_INFO>` for the current code beside `<RENDER_ERRORS>`. Up to 2 + K generations
+    (5 at K = 3). A draft without code skips the refinement (there is nothing to document) and goes
+    straight to the no-code feedback.
+    """
+
+    def refine(self, run: AgentRun, draft: Round) -> Round:
+        if draft.code is None or run.out_of_time():
+            return draft
+        run.report(draft)
+        return run.ask("doc", doc_messages(run.description, draft.code, api_info(draft.code).text))
+
+    def repair_prompt(self, run: AgentRun, previous: Round) -> list[Message]:
+        docs = api_info(previous.code).text if previous.code is not None else None
+        return repair_messages(
+            run.description, previous.code or previous.completion, previous.feedback, docs, feedback_problem(previous)
+        )
+
+
+def feedback_problem(previous: Round) -> str:
+    """How the repair prompt names what went wrong: a failed render, a check before it, or a check after it."""
+    if previous.code is not None and previous.render is None:
+        return "a check before rendering found the problems listed below, so it was not rendered"
+    if previous.render is not None and previous.render.ok:
+        return "its render succeeded with the problems listed below"
+    return RENDER_FAILED
+
+
+def run_agent(
+    llm: LLM,
+    description: str,
+    strategy: str = "ritl-doc",
+    config: AgentConfig | None = None,
+    on_round: OnRound | None = None,
+) -> Trace:
+    """Turn a description into scene code with the named strategy; the trace holds every round."""
+    return get_strategy(strategy).run(llm, description, config or AgentConfig(), on_round)

@@ -1,0 +1,84 @@
+"""How report tables name and format their columns, shared by the Markdown, HTML and terminal views.
+
+Metric headers come from the metric registry with the embedder that produced the numbers, e.g.
+`VS[effnet-lite0]`, so a table never passes off an offline embedder's numbers as the paper's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from manimgen.bench.tables import Aggregate, is_number
+from manimgen.metrics.registry import get_metric
+from manimgen.metrics.score import METRIC_FIELDS
+
+MISSING = "–"
+
+
+def percent(value: float | None) -> str:
+    return f"{value:.1%}" if is_number(value) else MISSING
+
+
+def score(value: float | None) -> str:
+    return f"{value:.3f}" if is_number(value) else MISSING
+
+
+def two_places(value: float | None) -> str:
+    return f"{value:.2f}" if is_number(value) else MISSING
+
+
+def whole(value: float | None) -> str:
+    return f"{value:.0f}" if is_number(value) else MISSING
+
+
+def one_place(value: float | None) -> str:
+    return f"{value:.1f}" if is_number(value) else MISSING
+
+
+def signed(value: float | None, places: int = 3) -> str:
+    return f"{value:+.{places}f}" if is_number(value) else MISSING
+
+
+def p_value(value: float | None) -> str:
+    if not is_number(value):
+        return MISSING
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def metric_label(field: str, image_embedders: list[str], code_embedders: list[str]) -> str:
+    """The registry's label for a Scores field, naming the embedder(s) behind it."""
+    registered = get_metric(METRIC_FIELDS[field])
+    names = {"image": image_embedders, "code": code_embedders}.get(registered.embedder_kind or "", [])
+    return get_metric(f"{registered.name}[{'/'.join(names)}]").label if names else registered.label
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    field: str
+    format: Callable[[float | None], str]
+
+    def cell(self, row: Aggregate) -> str:
+        return self.format(getattr(row, self.field))
+
+
+def metric_columns(image_embedders: list[str], code_embedders: list[str]) -> list[Column]:
+    """The main table's numeric columns, in the order the paper discusses them."""
+
+    def label(field: str) -> str:
+        return metric_label(field, image_embedders, code_embedders)
+
+    return [
+        Column("n", "n", whole),
+        Column("RSR", "rsr", percent),
+        Column(label("vs"), "vs", percent),
+        Column(label("cbb"), "cbb", score),
+        Column(label("codebleu"), "codebleu", score),
+        Column(label("code_cosine"), "code_cosine", score),
+        Column(f"{label('ast_distance')} ↓", "ast_distance", score),
+        Column("rounds", "rounds", two_places),
+        Column("LLM calls", "llm_calls", two_places),
+        Column("tokens", "tokens", whole),
+        Column("seconds", "seconds", one_place),
+    ]

@@ -1,0 +1,182 @@
+"""A study run's configuration: which models, strategies, tasks and seeds, and how to score them.
+
+Loaded from YAML (see configs/bench/) or built from command-line options. Models and strategies
+are given by name, optionally with a label that the store and the report use instead:
+
+    models:
+      - qwen2.5-coder-0.5b                      # a registry name, labelled by itself
+      - SFT=hf:Qwen/Qwen2.5-Coder-1.5B-Instruct+runs/sft/adapter
+      - {label: GRPO, spec: "hf:Qwen/Qwen2.5-Coder-1.5B-Instruct+runs/grpo/adapter"}
+    strategies:
+      - vanilla
+      - {name: ritl-doc, label: ritl-doc-k5, rounds: 5}
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+LABEL_PREFIX = re.compile(r"^([A-Za-z0-9_.-]+)=(.+)$")
+DEFAULT_TIME_LIMIT_S = 1800.0
+DEFAULT_RENDER_TIMEOUT_S = 300.0
+
+
+class ConfigError(ValueError):
+    """A run configuration that cannot be used; the message names the field and the fix."""
+
+
+class SamplingConfig(BaseModel):
+    """Decoding settings; the seed comes from the run's seed list."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    temperature: float = Field(0.2, ge=0.0)
+    top_p: float = Field(0.95, gt=0.0, le=1.0)
+    max_tokens: int = Field(1024, gt=0)
+    min_p: float | None = Field(None, ge=0.0, le=1.0)
+
+
+class ModelEntry(BaseModel):
+    """A model: a registry name or spec string (see manimgen.llm), and the label results use."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    spec: str = Field(min_length=1)
+    label: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.label or self.spec
+
+    @classmethod
+    def parse(cls, text: str) -> ModelEntry:
+        """`SPEC` or `LABEL=SPEC` (a label is letters, digits and `_.-`, so URLs stay intact)."""
+        text = text.strip()
+        match = LABEL_PREFIX.match(text)
+        return cls(label=match.group(1), spec=match.group(2)) if match else cls(spec=text)
+
+
+class StrategyEntry(BaseModel):
+    """A registered agent strategy, with optional per-strategy rounds and sampling."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    label: str | None = None
+    rounds: int | None = Field(None, ge=0)
+    sampling: SamplingConfig | None = None
+
+    @property
+    def key(self) -> str:
+        return self.label or self.name
+
+
+class RunConfig(BaseModel):
+    """The grid {models} × {strategies} × {tasks} × {seeds}, and how each sample is judged.
+
+    `time_limit_s` bounds one sample's whole agent run (1800 s, as in the paper); `render_timeout_s`
+    bounds each render (300 s, the paper's). Embedders left empty mean the scorer's defaults.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    out: Path | None = None
+    models: list[ModelEntry] = Field(min_length=1)
+    strategies: list[StrategyEntry] = Field(min_length=1)
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    split: Literal["test", "train", "validation", "builtin"] = "test"
+    tasks: list[str] | None = None
+    complexity: Literal["Basic", "Intermediate", "Advanced"] | None = None
+    limit: int | None = Field(None, gt=0)
+    rounds: int = Field(3, ge=0)
+    sampling: SamplingConfig = Field(default_factory=SamplingConfig)
+    quality: Literal["low", "preview", "medium", "high"] = "low"
+    image_embedder: str | None = None
+    code_embedder: str | None = None
+    dtw: Literal["exact", "fastdtw"] = "exact"
+    time_limit_s: float = Field(DEFAULT_TIME_LIMIT_S, gt=0)
+    render_timeout_s: float = Field(DEFAULT_RENDER_TIMEOUT_S, gt=0)
+    score_workers: int = Field(1, ge=1)
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _models_from_strings(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.split(",")
+        return [ModelEntry.parse(item) if isinstance(item, str) else item for item in value] if isinstance(value, list) else value
+
+    @field_validator("strategies", mode="before")
+    @classmethod
+    def _strategies_from_strings(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.split(",")
+        return [{"name": item.strip()} if isinstance(item, str) else item for item in value] if isinstance(value, list) else value
+
+    @field_validator("seeds", "tasks", mode="before")
+    @classmethod
+    def _list_from_scalar(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return [value] if isinstance(value, int) else value
+
+    @model_validator(mode="after")
+    def _labels_unique(self) -> RunConfig:
+        for kind, labels in (("model", [m.name for m in self.models]), ("strategy", [s.key for s in self.strategies])):
+            duplicates = sorted({label for label in labels if labels.count(label) > 1})
+            if duplicates:
+                raise ValueError(f"two {kind} entries are both called {duplicates[0]!r}; give one a distinct label")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ValueError("seeds repeat; list each seed once")
+        return self
+
+    def strategy_rounds(self, strategy: StrategyEntry) -> int:
+        return self.rounds if strategy.rounds is None else strategy.rounds
+
+    def strategy_sampling(self, strategy: StrategyEntry) -> SamplingConfig:
+        return strategy.sampling or self.sampling
+
+    def strategy_params(self, strategy: StrategyEntry) -> dict[str, Any]:
+        """What makes a strategy label mean one thing: its name, rounds and sampling."""
+        return {
+            "name": strategy.name,
+            "rounds": self.strategy_rounds(strategy),
+            "sampling": self.strategy_sampling(strategy).model_dump(),
+        }
+
+
+def parse_config(data: dict[str, Any], source: str = "config") -> RunConfig:
+    """Validate a mapping; the first problem becomes one line naming its field."""
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        message = first["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"{source}: {where}: {message}") from None
+
+
+def load_config(path: Path, overrides: dict[str, Any] | None = None) -> RunConfig:
+    """A YAML run config, with command-line values (those not None) taking precedence."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except OSError as error:
+        raise ConfigError(f"cannot read config {path}: {error.strerror}; check the path") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path} is not valid YAML ({error}); fix the file") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping of settings (models:, strategies:, ...)")
+    return parse_config({**data, **_given(overrides)}, str(path))
+
+
+def _given(overrides: dict[str, Any] | None) -> dict[str, Any]:
+    return {key: value for key, value in (overrides or {}).items() if value is not None}
+
+
+def config_from_options(options: dict[str, Any]) -> RunConfig:
+    """A config from command-line options alone (no file)."""
+    return parse_config(_given(options), "options")

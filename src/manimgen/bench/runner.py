@@ -1,0 +1,403 @@
+"""Runs the study grid {models} × {strategies} × {tasks} × {seeds} into a run directory.
+
+Each model is loaded once and closed after its samples. The agent generates in the calling thread
+while a small thread pool scores finished samples (render, frames, metrics), so one sample's
+rendering and scoring overlap the next one's generation. Every scored sample is written to the
+store in one transaction, its media copied first, so a killed run resumes where it stopped: keys
+already stored are skipped. An LLMError (server down, weights missing) stops the run after the
+finished samples are flushed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import platform
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from manimgen.agent import AgentConfig, Trace, get_strategy, run_agent
+from manimgen.agent.trace import STOP_DEADLINE
+from manimgen.bench.config import ConfigError, ModelEntry, RunConfig, StrategyEntry
+from manimgen.bench.media import copy_into, reference_media_path, remove_partials, sample_media_path
+from manimgen.bench.store import Sample, Store, StoreError, TaskRow
+from manimgen.data import Task, load_tasks
+from manimgen.llm import LLM, LLMError, Sampling, load_model
+from manimgen.render import RenderResult, render
+
+if TYPE_CHECKING:
+    from manimgen.metrics.score import Scorer
+
+LOCK_NAME = ".lock"
+CONFIG_NAME = "config.yaml"
+LLMFactory = Callable[[str], LLM]
+
+
+class BenchStopped(RuntimeError):
+    """The run stopped before its grid was done; finished samples are stored and a rerun resumes."""
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    model: ModelEntry
+    strategy: StrategyEntry
+    task: Task
+    seed: int
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        return (self.model.name, self.strategy.key, self.task.id, self.seed)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run_dir: Path
+    planned: int
+    skipped: int
+    recorded: int
+    ok: int
+    measured: int
+    seconds: float
+
+    @property
+    def rsr(self) -> float | None:
+        """Render success rate over every measured sample in the store, resumed ones included."""
+        return self.ok / self.measured if self.measured else None
+
+
+def plan(config: RunConfig) -> list[WorkItem]:
+    """Every sample of the grid, model-major so each model is loaded once."""
+    tasks = load_tasks(config.split, complexity=config.complexity, ids=config.tasks, limit=config.limit)
+    return [
+        WorkItem(model, strategy, task, seed)
+        for model in config.models
+        for strategy in config.strategies
+        for task in tasks
+        for seed in config.seeds
+    ]
+
+
+def versions() -> dict[str, str]:
+    def installed(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "missing"
+
+    return {"manimgen": installed("manimgen"), "manim": installed("manim"), "python": platform.python_version()}
+
+
+@contextmanager
+def exclusive(run_dir: Path) -> Iterator[None]:
+    """One `bench run` per run directory at a time; the OS drops the lock if the process dies."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with (run_dir / LOCK_NAME).open("w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(f"another `bench run` is writing {run_dir}; wait for it or choose another --out") from None
+        yield
+
+
+class BenchRunner:
+    """One session over a run directory: plan, skip what is stored, generate, score, record."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        run_dir: Path,
+        *,
+        llm_factory: LLMFactory = load_model,
+        console: Console | None = None,
+        show_progress: bool = True,
+    ) -> None:
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.llm_factory = llm_factory
+        self.console = console or Console(stderr=True)
+        self.show_progress = show_progress
+        self._local = threading.local()
+        self._counts_lock = threading.Lock()
+        self._reference_lock = threading.Lock()
+        self._copied_references: set[str] = set()
+        self._failures: list[BaseException] = []
+        self._ok = self._measured = self._recorded = 0
+
+    def run(self) -> RunSummary:
+        _check_strategies(self.config.strategies)
+        items = plan(self.config)
+        with exclusive(self.run_dir), Store.open(self.run_dir) as store:
+            _check_labels(store, self.config)
+            remove_partials(self.run_dir)
+            done = store.done_keys()
+            pending = [item for item in items if item.key not in done]
+            for task in {item.task.id: item.task for item in items}.values():
+                store.put_task(TaskRow(task.id, task.split, task.complexity, task.description, task.reference_code))
+            self._copied_references = {
+                task_id for task_id, row in store.tasks().items()
+                if row.reference_media and (self.run_dir / row.reference_media).is_file()
+            }
+            measured = [sample for sample in store.samples() if sample.status != "error"]
+            self._ok = sum(sample.status == "ok" for sample in measured)
+            self._measured = len(measured)
+            (self.run_dir / CONFIG_NAME).write_text(yaml.safe_dump(self.config.model_dump(mode="json"), sort_keys=False))
+            session = store.start_session(self.config.model_dump(mode="json"), versions(), len(items))
+            started = time.monotonic()
+            try:
+                self._run_pending(store, session, pending)
+                status, message = "finished", None
+            except LLMError as error:
+                status, message = "stopped", str(error)
+            except BaseException as error:
+                store.finish_session(session, "interrupted", f"{type(error).__name__}: {error}")
+                raise
+            store.finish_session(session, status, message)
+            if status == "stopped":
+                raise BenchStopped(
+                    f"{message} ({self._recorded} samples recorded; rerun the same command to resume)"
+                )
+            return RunSummary(
+                self.run_dir, len(items), len(items) - len(pending), self._recorded,
+                self._ok, self._measured, time.monotonic() - started,
+            )
+
+    def _run_pending(self, store: Store, session: int, pending: list[WorkItem]) -> None:
+        """Generate in this thread, score in the pool; the pool is drained before returning or raising."""
+        columns = (
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("RSR {task.fields[rsr]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+        )
+        backlog = threading.BoundedSemaphore(self.config.score_workers * 2)
+        executor = ThreadPoolExecutor(max_workers=self.config.score_workers, thread_name_prefix="score")
+        with Progress(*columns, console=self.console, disable=not self.show_progress) as progress:
+            bar = progress.add_task("bench", total=len(pending), rsr=self._rsr_text())
+            try:
+                for model, items in _by_model(pending):
+                    progress.update(bar, description=f"loading {model.name}")
+                    try:
+                        self._generate_all(model, items, store, session, executor, backlog, progress, bar)
+                    except LLMError as error:
+                        raise LLMError(f"model {model.name!r}: {error}") from error
+            except LLMError:
+                executor.shutdown(wait=True)  # every generated sample is still scored and stored
+                raise
+            except BaseException:
+                executor.shutdown(wait=True, cancel_futures=True)
+                raise
+            executor.shutdown(wait=True)
+        if self._failures:
+            raise self._failures[0]
+
+    def _generate_all(
+        self, model: ModelEntry, items: list[WorkItem], store: Store, session: int, executor: ThreadPoolExecutor,
+        backlog: threading.BoundedSemaphore, progress: Progress, bar: TaskID,
+    ) -> None:
+        """One model's samples: load it, generate each, hand each trace to the scoring pool, close it."""
+        llm = self.llm_factory(model.spec)
+        try:
+            for item in items:
+                progress.update(bar, description=f"{item.model.name} · {item.strategy.key} · {item.task.id}")
+                trace, error = self._generate(llm, item)
+                backlog.acquire()
+                future = executor.submit(self._score_and_record, store, session, item, trace, error, progress, bar)
+                future.add_done_callback(lambda done: self._finished(done, backlog))
+        finally:
+            llm.close()
+
+    def _finished(self, future: Future[None], backlog: threading.BoundedSemaphore) -> None:
+        backlog.release()
+        if not future.cancelled() and future.exception() is not None:
+            self._failures.append(future.exception())
+
+    def _generate(self, llm: LLM, item: WorkItem) -> tuple[Trace | None, str | None]:
+        """The agent's trace, or the error of an agent that raised (LLMError stops the run instead)."""
+        sampling = self.config.strategy_sampling(item.strategy)
+        agent_config = AgentConfig(
+            rounds=self.config.strategy_rounds(item.strategy),
+            sampling=Sampling(
+                temperature=sampling.temperature, top_p=sampling.top_p, max_tokens=sampling.max_tokens,
+                seed=item.seed, min_p=sampling.min_p,
+            ),
+            quality=self.config.quality,
+            timeout_s=self.config.render_timeout_s,
+            deadline_s=self.config.time_limit_s,
+        )
+        try:
+            return run_agent(llm, item.task.description, item.strategy.name, agent_config), None
+        except LLMError:
+            raise
+        except Exception as error:  # a strategy bug must not end a long study; the row says what broke
+            return None, f"agent: {type(error).__name__}: {error}"
+
+    def _scorer(self) -> Scorer:
+        """One Scorer per scoring thread (a Scorer is single-threaded); embedders load once per thread."""
+        scorer = getattr(self._local, "scorer", None)
+        if scorer is None:
+            from manimgen.metrics.score import Scorer
+
+            options: dict[str, Any] = {}
+            if self.config.image_embedder:
+                options["image_embedder"] = self.config.image_embedder
+            if self.config.code_embedder:
+                options["code_embedder"] = self.config.code_embedder
+            scorer = Scorer(quality=self.config.quality, dtw=self.config.dtw, timeout_s=self.config.render_timeout_s, **options)
+            self._local.scorer = scorer
+        return scorer
+
+    def _score_and_record(
+        self, store: Store, session: int, item: WorkItem, trace: Trace | None, agent_error: str | None,
+        progress: Progress, bar: TaskID,
+    ) -> None:
+        sample = self._base_sample(item, trace, session, agent_error)
+        if trace is not None:
+            started = time.monotonic()
+            try:
+                sample = self._scored(store, item, trace, sample)
+            except Exception as error:  # recorded as an error row and retried on resume
+                sample = replace(sample, status="error", error=f"scoring: {type(error).__name__}: {error}")
+            sample = replace(sample, score_seconds=time.monotonic() - started)
+        store.put_sample(sample)
+        with self._counts_lock:
+            self._recorded += 1
+            if sample.status != "error":
+                self._measured += 1
+                self._ok += sample.status == "ok"
+            progress.update(bar, advance=1, rsr=self._rsr_text())
+
+    def _scored(self, store: Store, item: WorkItem, trace: Trace, sample: Sample) -> Sample:
+        code = trace.final_code
+        result = _reusable(trace.final_render, self.config.quality)
+        if code and code.strip() and result is None:
+            result = render(code, quality=self.config.quality, timeout_s=self.config.render_timeout_s)
+        scores = self._scorer().score_task(item.task, code, render=result)
+        self._copy_reference(store, item.task)
+        media = None
+        if scores.rendered and result is not None and result.output is not None:
+            relative = sample_media_path(item.model.name, item.strategy.key, item.task.id, item.seed, result.output.suffix)
+            media = str(copy_into(self.run_dir, result.output, relative))
+        timed_out = trace.stop_reason == STOP_DEADLINE
+        if scores.rendered:
+            status = "ok"
+        elif timed_out:
+            status = "timeout"
+        elif not (code and code.strip()):
+            status = "no_code"
+        else:
+            status = "render_failed"
+        return replace(sample.with_scores(scores.to_dict()), status=status, media_path=media)
+
+    def _copy_reference(self, store: Store, task: Task) -> None:
+        """Copy a task's reference render into the run once (the scorer has just rendered it: a cache hit)."""
+        with self._reference_lock:
+            if task.id in self._copied_references:
+                return
+            result = render(task.reference_code, quality=self.config.quality, timeout_s=self.config.render_timeout_s)
+            media = None
+            if result.ok and result.output is not None:
+                media = str(copy_into(self.run_dir, result.output, reference_media_path(task.id, result.output.suffix)))
+            store.put_task(TaskRow(task.id, task.split, task.complexity, task.description, task.reference_code,
+                                   result.status.value, media))
+            self._copied_references.add(task.id)
+
+    def _base_sample(self, item: WorkItem, trace: Trace | None, session: int, error: str | None) -> Sample:
+        sample = Sample(
+            model=item.model.name,
+            strategy=item.strategy.key,
+            task_id=item.task.id,
+            seed=item.seed,
+            model_spec=item.model.spec,
+            strategy_name=item.strategy.name,
+            strategy_params=json.dumps(self.config.strategy_params(item.strategy), sort_keys=True),
+            quality=self.config.quality,
+            complexity=item.task.complexity,
+            status="error" if trace is None else "pending",
+            error=error,
+            session_id=session,
+        )
+        if trace is None:
+            return sample
+        return replace(
+            sample,
+            final_code=trace.final_code,
+            llm_calls=trace.llm_calls,
+            rounds=len(trace.rounds),
+            prompt_tokens=trace.prompt_tokens,
+            completion_tokens=trace.completion_tokens,
+            tokens=trace.prompt_tokens + trace.completion_tokens,
+            seconds=trace.seconds,
+            trace_json=trace.to_json(),
+        )
+
+    def _rsr_text(self) -> str:
+        return f"{self._ok / self._measured:.0%}" if self._measured else "-"
+
+
+def _by_model(items: list[WorkItem]) -> Iterator[tuple[ModelEntry, list[WorkItem]]]:
+    groups: dict[str, list[WorkItem]] = {}
+    for item in items:
+        groups.setdefault(item.model.name, []).append(item)
+    for group in groups.values():
+        yield group[0].model, group
+
+
+def _reusable(result: RenderResult | None, quality: str) -> RenderResult | None:
+    """The agent's own render of the final code, when it is at the bench's quality and its file is still there."""
+    if result is None or result.quality != quality:
+        return None
+    if result.ok and (result.output is None or not result.output.is_file()):
+        return None
+    return result
+
+
+def _check_strategies(strategies: list[StrategyEntry]) -> None:
+    for strategy in strategies:
+        try:
+            get_strategy(strategy.name)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+
+
+def _check_labels(store: Store, config: RunConfig) -> None:
+    """A label keeps one meaning per run directory, or resumed results would mix two things."""
+    stored_specs = store.labels("model", "model_spec")
+    for model in config.models:
+        if stored_specs.get(model.name, model.spec) != model.spec:
+            raise ConfigError(
+                f"{store.path} already holds model {model.name!r} as {stored_specs[model.name]!r}, not {model.spec!r}; "
+                "give this model another label or use another --out"
+            )
+    stored_params = store.labels("strategy", "strategy_params")
+    for strategy in config.strategies:
+        params = json.dumps(config.strategy_params(strategy), sort_keys=True)
+        if stored_params.get(strategy.key, params) != params:
+            raise ConfigError(
+                f"{store.path} already holds strategy {strategy.key!r} with {stored_params[strategy.key]}; "
+                "give this strategy another label or use another --out"
+            )
+    stored_quality = {sample.quality for sample in store.samples()}
+    if stored_quality - {config.quality}:
+        raise ConfigError(
+            f"{store.path} holds samples at quality {', '.join(sorted(stored_quality))}, not {config.quality}; use another --out"
+        )
+
+
+__all__ = ["BenchRunner", "BenchStopped", "RunSummary", "WorkItem", "plan"]

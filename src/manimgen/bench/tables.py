@@ -1,0 +1,180 @@
+"""The numbers a report shows, recomputed from stored samples: per-config means, correlations, deltas.
+
+A sample with status "error" (the agent or the scorer raised) was never measured: it is counted
+apart and left out of every mean. Every other sample counts, failures included, as in the paper:
+RSR is the share of samples whose final code rendered, and VS is 0 for a sample that did not.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from manimgen.bench.store import Sample
+from manimgen.metrics.correlation import Correlation, pearson, spearman
+
+COMPLEXITIES = ("Basic", "Intermediate", "Advanced")
+CODE_METRICS = ("cbb", "codebleu", "code_cosine", "ast_distance")
+PAPER_IMAGE_EMBEDDER = "clip-vit-l-14"
+PAPER_CODE_EMBEDDER = "codebert"
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """Means over one configuration's measured samples (optionally of one complexity)."""
+
+    model: str
+    strategy: str
+    complexity: str | None
+    n: int
+    errors: int
+    rsr: float | None
+    vs: float | None
+    cbb: float | None
+    codebleu: float | None
+    code_cosine: float | None
+    ast_distance: float | None
+    rounds: float | None
+    llm_calls: float | None
+    tokens: float | None
+    seconds: float | None
+
+
+@dataclass(frozen=True)
+class CorrelationRow:
+    """How one code metric tracks VS over one configuration's samples."""
+
+    model: str
+    strategy: str
+    code_metric: str
+    pearson: Correlation
+    spearman: Correlation
+
+
+@dataclass(frozen=True)
+class PublishedRow:
+    """A number from the paper's own results table (ManimBench test, 100 samples)."""
+
+    configuration: str
+    vs: float
+    rsr: float
+
+
+PUBLISHED: tuple[PublishedRow, ...] = (
+    PublishedRow("Qwen3-Coder-30B-A3B + SFT + GRPO, RITL-DOC (K=3)", 0.857, 0.94),
+    PublishedRow("GPT-4.1, RITL-DOC", 0.819, 0.92),
+    PublishedRow("Seed-Coder-8B + SFT + GRPO, Vanilla", 0.648, 0.72),
+)
+
+
+def mean(values: Iterable[float | int | bool | None]) -> float | None:
+    present = [float(value) for value in values if value is not None]
+    return sum(present) / len(present) if present else None
+
+
+def aggregate(model: str, strategy: str, samples: Sequence[Sample], complexity: str | None = None) -> Aggregate:
+    measured = [sample for sample in samples if sample.status != "error"]
+
+    def average(read: Callable[[Sample], float | int | bool | None]) -> float | None:
+        return mean(read(sample) for sample in measured)
+
+    return Aggregate(
+        model=model,
+        strategy=strategy,
+        complexity=complexity,
+        n=len(measured),
+        errors=len(samples) - len(measured),
+        rsr=average(lambda s: bool(s.rendered)),
+        vs=average(lambda s: s.vs or 0.0),
+        cbb=average(lambda s: s.cbb),
+        codebleu=average(lambda s: s.codebleu),
+        code_cosine=average(lambda s: s.code_cosine),
+        ast_distance=average(lambda s: s.ast_distance),
+        rounds=average(lambda s: s.rounds),
+        llm_calls=average(lambda s: s.llm_calls),
+        tokens=average(lambda s: s.tokens),
+        seconds=average(lambda s: s.seconds),
+    )
+
+
+def group(samples: Iterable[Sample]) -> dict[tuple[str, str], list[Sample]]:
+    """Samples by (model, strategy), in the order each configuration first appears."""
+    groups: dict[tuple[str, str], list[Sample]] = {}
+    for sample in samples:
+        groups.setdefault((sample.model, sample.strategy), []).append(sample)
+    return groups
+
+
+def main_table(samples: Sequence[Sample]) -> list[Aggregate]:
+    return [aggregate(model, strategy, rows) for (model, strategy), rows in group(samples).items()]
+
+
+def complexity_table(samples: Sequence[Sample]) -> list[Aggregate]:
+    rows = []
+    for (model, strategy), config_samples in group(samples).items():
+        for complexity in COMPLEXITIES:
+            chosen = [sample for sample in config_samples if sample.complexity == complexity]
+            if chosen:
+                rows.append(aggregate(model, strategy, chosen, complexity))
+    return rows
+
+
+def correlation_table(samples: Sequence[Sample]) -> list[CorrelationRow]:
+    """Pearson and Spearman of each code metric against VS, per configuration, over measured samples."""
+    rows = []
+    for (model, strategy), config_samples in group(samples).items():
+        measured = [sample for sample in config_samples if sample.status != "error"]
+        visual = [sample.vs for sample in measured]
+        for metric in CODE_METRICS:
+            code = [getattr(sample, metric) for sample in measured]
+            rows.append(CorrelationRow(model, strategy, metric, pearson(code, visual), spearman(code, visual)))
+    return rows
+
+
+def embedders(samples: Iterable[Sample]) -> tuple[list[str], list[str]]:
+    """The distinct image and code embedder names behind the stored scores."""
+    measured = [sample for sample in samples if sample.status != "error"]
+    images = sorted({sample.image_embedder for sample in measured if sample.image_embedder})
+    codes = sorted({sample.code_embedder for sample in measured if sample.code_embedder})
+    return images, codes
+
+
+def differs_from_paper(samples: Iterable[Sample]) -> bool:
+    images, codes = embedders(samples)
+    return images != [PAPER_IMAGE_EMBEDDER] or codes != [PAPER_CODE_EMBEDDER]
+
+
+@dataclass(frozen=True)
+class ConfigDelta:
+    """One configuration in two runs, over the (task, seed) pairs both hold."""
+
+    model: str
+    strategy: str
+    before: Aggregate
+    after: Aggregate
+
+
+def compare(samples_a: Sequence[Sample], samples_b: Sequence[Sample]) -> tuple[list[ConfigDelta], list[str], list[str]]:
+    """Deltas for the configurations both runs hold, and the configurations only one of them holds."""
+    groups_a, groups_b = group(samples_a), group(samples_b)
+    deltas = []
+    for config, rows_a in groups_a.items():
+        rows_b = groups_b.get(config)
+        if rows_b is None:
+            continue
+        common = {(s.task_id, s.seed) for s in rows_a} & {(s.task_id, s.seed) for s in rows_b}
+        deltas.append(
+            ConfigDelta(
+                *config,
+                aggregate(*config, [s for s in rows_a if (s.task_id, s.seed) in common]),
+                aggregate(*config, [s for s in rows_b if (s.task_id, s.seed) in common]),
+            )
+        )
+    only_a = [f"{model} · {strategy}" for model, strategy in groups_a if (model, strategy) not in groups_b]
+    only_b = [f"{model} · {strategy}" for model, strategy in groups_b if (model, strategy) not in groups_a]
+    return deltas, only_a, only_b
+
+
+def is_number(value: float | None) -> bool:
+    return value is not None and not math.isnan(value)

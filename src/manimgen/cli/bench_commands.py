@@ -1,0 +1,116 @@
+"""Commands of the study: `manimgen bench run`, `bench report` and `bench compare`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from manimgen.cli.app import app, console, fail
+
+bench_app = typer.Typer(help="The study: models × strategies over a split, stored, reported and compared.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+RunDir = Annotated[Path, typer.Argument(help="a run directory written by `manimgen bench run`")]
+
+
+@bench_app.command("run")
+def bench_run(
+    out: Annotated[Optional[Path], typer.Option(help="run directory, e.g. runs/NAME (resumed when it exists)")] = None,
+    config: Annotated[Optional[Path], typer.Option(help="YAML run config; the options below override it")] = None,
+    models: Annotated[Optional[str], typer.Option(help="comma-separated names or specs, each optionally LABEL=SPEC")] = None,
+    strategies: Annotated[Optional[str], typer.Option(help="comma-separated strategies, e.g. vanilla,ritl,ritl-doc")] = None,
+    split: Annotated[Optional[str], typer.Option(help="test, train, validation or builtin")] = None,
+    limit: Annotated[Optional[int], typer.Option(help="only the first N tasks of the split")] = None,
+    tasks: Annotated[Optional[str], typer.Option(help="comma-separated task ids")] = None,
+    seed: Annotated[Optional[str], typer.Option(help="sampling seed, or comma-separated seeds")] = None,
+    rounds: Annotated[Optional[int], typer.Option(help="feedback rounds K of the repair strategies")] = None,
+    quality: Annotated[Optional[str], typer.Option(help="render quality: low (the benchmark's) or preview")] = None,
+    time_limit: Annotated[Optional[float], typer.Option(help="seconds one sample's agent run may take (default 1800)")] = None,
+    score_workers: Annotated[Optional[int], typer.Option(help="threads scoring while the model generates")] = None,
+) -> None:
+    """Run (or resume) the grid and store every sample under OUT; then `bench report OUT`."""
+    from manimgen.bench import BenchRunner, BenchStopped, ConfigError, StoreError
+    from manimgen.bench.config import config_from_options, load_config
+    from manimgen.data import DatasetError
+
+    overrides = {
+        "out": out, "models": models, "strategies": strategies, "split": split, "limit": limit, "tasks": tasks,
+        "seeds": seed, "rounds": rounds, "quality": quality, "time_limit_s": time_limit, "score_workers": score_workers,
+    }
+    try:
+        run_config = load_config(config, overrides) if config else config_from_options(overrides)
+        if run_config.out is None:
+            fail("say where results go: --out runs/NAME (or `out:` in the config)")
+        summary = BenchRunner(run_config, run_config.out, console=console).run()
+    except BenchStopped as stopped:
+        console.print(f"[red]stopped:[/red] {stopped}", soft_wrap=True)
+        raise typer.Exit(code=1) from None
+    except (ConfigError, StoreError, DatasetError) as error:
+        fail(str(error))
+    rsr = f"{summary.rsr:.1%}" if summary.rsr is not None else "-"
+    console.print(
+        f"{summary.recorded} samples recorded, {summary.skipped} already stored, {summary.planned} in the grid; "
+        f"RSR {rsr}; {summary.seconds:.0f} s. Report: manimgen bench report {summary.run_dir}"
+    )
+
+
+@bench_app.command("report")
+def bench_report(
+    run_dir: RunDir,
+    paper_rows: Annotated[bool, typer.Option("--paper-rows/--no-paper-rows", help="add the paper's published VS and RSR")] = True,
+) -> None:
+    """Write report.md, report.html (with the gallery), report.json and plots/ from the run's store."""
+    from manimgen.bench import StoreError
+    from manimgen.bench.report import write_report
+
+    try:
+        files = write_report(run_dir, paper_rows=paper_rows)
+    except StoreError as error:
+        fail(str(error))
+    console.print(f"report: {files.markdown}, {files.html}, {files.json}; plots: {', '.join(str(p) for p in files.plots)}")
+
+
+@bench_app.command("compare")
+def bench_compare(run_a: RunDir, run_b: RunDir) -> None:
+    """Per-configuration deltas (B − A) over the tasks and seeds both runs hold."""
+    from manimgen.bench import StoreError
+    from manimgen.bench.columns import one_place, percent, signed, two_places
+    from manimgen.bench.report import compare_runs
+
+    try:
+        comparison = compare_runs(run_a, run_b)
+    except StoreError as error:
+        fail(str(error))
+    table = Table(title=f"{run_b} − {run_a}")
+    for column in ("model", "strategy", "n", "RSR A → B", "Δ RSR", "VS A → B", "Δ VS", "Δ CBB", "Δ AST dist", "rounds A → B", "seconds A → B"):
+        table.add_column(column, justify="left" if column in ("model", "strategy") else "right")
+
+    def delta(before: float | None, after: float | None, places: int = 3) -> str:
+        if before is None or after is None:
+            return "–"
+        change = after - before
+        colour = "green" if change > 0 else "red" if change < 0 else "white"
+        return f"[{colour}]{signed(change, places)}[/{colour}]"
+
+    for row in comparison.deltas:
+        a, b = row.before, row.after
+        table.add_row(
+            row.model, row.strategy, str(a.n),
+            f"{percent(a.rsr)} → {percent(b.rsr)}", delta(a.rsr, b.rsr),
+            f"{percent(a.vs)} → {percent(b.vs)}", delta(a.vs, b.vs),
+            delta(a.cbb, b.cbb), delta(a.ast_distance, b.ast_distance),
+            f"{two_places(a.rounds)} → {two_places(b.rounds)}",
+            f"{one_place(a.seconds)} → {one_place(b.seconds)}",
+        )
+    console.print(table)
+    for name, only in (("A", comparison.only_a), ("B", comparison.only_b)):
+        if only:
+            console.print(f"only in {name}: {', '.join(only)}")
+    if not comparison.same_embedders:
+        console.print(
+            f"[yellow]note:[/yellow] the runs were scored with different embedders "
+            f"(A: {comparison.embedders_a}, B: {comparison.embedders_b}); VS and CBB deltas mix embedder and model changes"
+        )

@@ -1,0 +1,80 @@
+"""The score command: one generated scene against a task's reference or a reference file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from manimgen.cli.app import QualityOption, app, console, fail
+
+ImageEmbedderOption = Annotated[
+    str, typer.Option(help="frame embedder behind SEM_DTW and VS: effnet-lite0 (offline) or clip-vit-l-14")
+]
+CodeEmbedderOption = Annotated[
+    str, typer.Option(help="code embedder behind COS and CBB: minilm-l6 (offline) or codebert")
+]
+DtwOption = Annotated[str, typer.Option(help="exact (default) or fastdtw (the paper's approximation)")]
+
+
+@app.command()
+def score(
+    task: Annotated[Optional[str], typer.Option(help="task id whose reference is used (`manimgen tasks`)")] = None,
+    ref: Annotated[Optional[Path], typer.Option(help="a reference scene file, instead of --task")] = None,
+    code: Annotated[Optional[Path], typer.Option(help="the generated scene file to score")] = None,
+    gen: Annotated[Optional[Path], typer.Option(help="the generated scene file (same as --code)")] = None,
+    quality: QualityOption = "low",
+    image_embedder: ImageEmbedderOption = "effnet-lite0",
+    code_embedder: CodeEmbedderOption = "minilm-l6",
+    dtw: DtwOption = "exact",
+    as_json: Annotated[bool, typer.Option("--json", help="print the scores as JSON instead of a table")] = False,
+) -> None:
+    """Render a generated scene and its reference, and print every metric with the embedder behind it."""
+    from manimgen.data import DatasetError, find_task
+    from manimgen.metrics import EmbedderUnavailable, ReferenceRenderError, Scorer
+
+    if (task is None) == (ref is None):
+        fail("give the reference as exactly one of --task ID or --ref FILE")
+    if (code is None) == (gen is None):
+        fail("give the generated scene as exactly one of --code FILE or --gen FILE")
+    generated_path = code or gen
+    generated = _read(generated_path)
+    try:
+        found = find_task(task) if task else None
+        scorer = Scorer(image_embedder=image_embedder, code_embedder=code_embedder, quality=quality, dtw=dtw)
+        with console.status("rendering and scoring"):
+            if found is not None:
+                scores = scorer.score_task(found, generated)
+            else:
+                scores = scorer.score(_read(ref), generated)
+    except (DatasetError, EmbedderUnavailable, ReferenceRenderError, ValueError) as error:
+        fail(str(error))
+    reference_name = f"task {task}" if task else str(ref)
+    if as_json:
+        report = {"reference": reference_name, "generated": str(generated_path), "quality": quality}
+        typer.echo(json.dumps({**report, "scores": scores.to_dict(), "labels": scores.labels()}, indent=2))
+        return
+    title = escape(f"{generated_path} against {reference_name}")
+    table = Table(title=title, caption=f"quality {quality}, DTW {scores.dtw}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_row("render (generated)", _status(scores.render_status))
+    table.add_row("render (reference)", _status(scores.reference_status))
+    for metric, label in scores.labels().items():
+        value = getattr(scores, metric)
+        table.add_row(escape(label), ("yes" if value else "no") if isinstance(value, bool) else f"{value:.4f}")
+    console.print(table)
+
+
+def _read(path: Path | None) -> str:
+    if path is None or not path.is_file():
+        fail(f"no such file: {path}; give a Python file holding a Manim scene")
+    return path.read_text(encoding="utf-8")
+
+
+def _status(status: str) -> str:
+    return f"[green]{status}[/green]" if status == "ok" else f"[red]{status}[/red]"

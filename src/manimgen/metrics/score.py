@@ -1,0 +1,307 @@
+"""Scores of generated code against a reference scene: the one place that joins the renderer, the
+frames and the metrics.
+
+Both codes are rendered through ``manimgen.render`` (so its disk cache applies), sampled at 5 fps,
+and compared with the visual metrics; the code metrics compare the two sources. A reference's
+render, frames and image embeddings are kept in memory per (sha256(code), quality, embedder), so
+scoring many completions of one task renders and embeds the reference once; the code embedder's
+vectors are memoised the same way. A Scorer is meant for one thread at a time.
+
+Failures are scored, not raised: no code scores ``render_status="no_code"``, and code that does not
+render scores VS = 0, as in the paper. A reference that does not render is a broken task and raises
+``ReferenceRenderError``: a silent 0 there would blame the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Generic, TypeVar
+
+import av
+import numpy as np
+
+from manimgen.data import Task
+from manimgen.metrics import embedders
+from manimgen.metrics.code import ast_distance, code_bert_bleu, codebleu, embedding_cosine, syntax_error
+from manimgen.metrics.dtw import DTW_METHODS, DtwMethod
+from manimgen.metrics.embedders import DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER, CodeEmbedder
+from manimgen.metrics.registry import get_metric
+from manimgen.metrics.visual import VisualScore, visual_score
+from manimgen.render import RenderJob, RenderPool, RenderResult, RenderStatus, get_quality, render, sample_frames
+
+FRAMES_PER_SECOND = 5.0
+NO_CODE = "no_code"
+REFERENCE_CACHE_SIZE = 16
+CODE_VECTOR_CACHE_SIZE = 4096
+
+# Scores field -> the registered metric whose title and embedder kind make its label.
+METRIC_FIELDS: dict[str, str] = {
+    "vs": "vs",
+    "ssim_dtw": "ssim_dtw",
+    "sem_dtw": "sem_dtw",
+    "codebleu": "codebleu",
+    "code_cosine": "embedding_cosine",
+    "cbb": "cbb",
+    "ast_distance": "ast_distance",
+    "syntax_error": "syntax_error",
+}
+
+Value = TypeVar("Value")
+
+
+class ReferenceRenderError(RuntimeError):
+    """A reference scene did not render, so nothing can be scored against it."""
+
+
+@dataclass
+class Scores:
+    """Every metric of one generated code against its reference, and what produced them."""
+
+    render_status: str
+    rendered: bool
+    vs: float
+    ssim_dtw: float
+    sem_dtw: float
+    codebleu: float
+    code_cosine: float
+    cbb: float
+    ast_distance: float
+    syntax_error: bool
+    image_embedder: str
+    code_embedder: str
+    dtw: str
+    reference_status: str
+
+    def label(self, metric: str) -> str:
+        """The metric's display name with the embedder behind it, e.g. ``VS[effnet-lite0]``."""
+        if metric not in METRIC_FIELDS:
+            raise ValueError(f"unknown score {metric!r}; choose one of: {', '.join(METRIC_FIELDS)}")
+        registered = get_metric(METRIC_FIELDS[metric])
+        embedder = {"image": self.image_embedder, "code": self.code_embedder}.get(registered.embedder_kind or "")
+        return get_metric(f"{registered.name}[{embedder}]").label if embedder else registered.label
+
+    def labels(self) -> dict[str, str]:
+        return {metric: self.label(metric) for metric in METRIC_FIELDS}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Scores:
+        missing = [field.name for field in fields(cls) if field.name not in data]
+        if missing:
+            raise ValueError(f"scores lack {', '.join(missing)}: pass a dict written by Scores.to_dict")
+        return cls(**{field.name: data[field.name] for field in fields(cls)})
+
+
+@dataclass(frozen=True)
+class ReferenceRender:
+    """What every score against one reference reuses."""
+
+    render: RenderResult
+    frames: np.ndarray
+    embeddings: np.ndarray
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    hits: int
+    misses: int
+    size: int
+
+
+class LruCache(Generic[Value]):
+    """A bounded mapping that forgets the least recently used entry and counts hits and misses."""
+
+    def __init__(self, max_size: int) -> None:
+        if max_size < 1:
+            raise ValueError(f"cache size must be at least 1, got {max_size}")
+        self.max_size = max_size
+        self.hits = 0
+        self.misses = 0
+        self._entries: OrderedDict[Hashable, Value] = OrderedDict()
+
+    def get(self, key: Hashable) -> Value | None:
+        if key in self._entries:
+            self.hits += 1
+            self._entries.move_to_end(key)
+            return self._entries[key]
+        self.misses += 1
+        return None
+
+    def put(self, key: Hashable, value: Value) -> None:
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_size:
+            self._entries.popitem(last=False)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._entries
+
+    def stats(self) -> CacheStats:
+        return CacheStats(self.hits, self.misses, len(self._entries))
+
+
+class MemoCodeEmbedder:
+    """A code embedder that embeds each distinct text once (the reference, scored N times)."""
+
+    def __init__(self, inner: CodeEmbedder, max_size: int = CODE_VECTOR_CACHE_SIZE) -> None:
+        self.name = inner.name
+        self._inner = inner
+        self._vectors: LruCache[np.ndarray] = LruCache(max_size)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [_sha256(text) for text in texts]
+        found = {key: self._vectors.get(key) for key in dict.fromkeys(keys)}
+        missing = {key: text for key, text in zip(keys, texts) if found[key] is None}
+        if missing:
+            for key, vector in zip(missing, self._inner.embed(list(missing.values()))):
+                found[key] = vector
+                self._vectors.put(key, vector)
+        return np.stack([found[key] for key in keys])
+
+
+class Scorer:
+    """Scores generated code against reference scenes with named embedders at one render quality."""
+
+    def __init__(
+        self,
+        image_embedder: str = DEFAULT_IMAGE_EMBEDDER,
+        code_embedder: str = DEFAULT_CODE_EMBEDDER,
+        quality: str = "low",
+        dtw: str = "exact",
+        timeout_s: float = 300.0,
+        workers: int | None = None,
+        reference_cache_size: int = REFERENCE_CACHE_SIZE,
+    ) -> None:
+        get_quality(quality)
+        if dtw not in DTW_METHODS:
+            raise ValueError(f"unknown DTW method {dtw!r}; use one of: {', '.join(DTW_METHODS)}")
+        self.quality = quality
+        self.dtw: DtwMethod = dtw  # type: ignore[assignment]
+        self.timeout_s = timeout_s
+        self.workers = workers
+        self._image = embedders.image_embedder(image_embedder)
+        self._code = MemoCodeEmbedder(embedders.code_embedder(code_embedder))
+        self._references: LruCache[ReferenceRender] = LruCache(reference_cache_size)
+
+    @property
+    def image_embedder(self) -> str:
+        return self._image.name
+
+    @property
+    def code_embedder(self) -> str:
+        return self._code.name
+
+    def reference_cache_stats(self) -> CacheStats:
+        """Hits and misses of the in-memory reference cache: a miss is one reference render."""
+        return self._references.stats()
+
+    def score(self, reference_code: str, code: str | None, *, render: RenderResult | None = None) -> Scores:
+        """Scores of ``code`` against a reference scene; ``render`` reuses a render of ``code``."""
+        return self._score(reference_code, code, render, "the reference scene")
+
+    def score_task(self, task: Task, code: str | None, *, render: RenderResult | None = None) -> Scores:
+        """Scores of ``code`` against the task's reference scene."""
+        return self._score(task.reference_code, code, render, f"the reference of task {task.id}")
+
+    def score_many(self, items: Sequence[tuple[str, str | None]]) -> list[Scores]:
+        """Scores of (reference_code, code) pairs, in order. Every distinct code and each reference
+        not yet in memory is rendered once, all in parallel, before anything is scored."""
+        positions: dict[str, list[int]] = {}
+        for position, (reference, _) in enumerate(items):
+            positions.setdefault(reference, []).append(position)
+        pending = [reference for reference in positions if self._reference_key(reference) not in self._references]
+        codes = list(dict.fromkeys(pending + [code for _, code in items if _has_code(code)]))
+        with RenderPool(self.workers, timeout_s=self.timeout_s) as pool:
+            renders = dict(zip(codes, pool.map([RenderJob(code, quality=self.quality) for code in codes])))
+        scores: dict[int, Scores] = {}
+        for reference, group in positions.items():  # grouped: each reference is prepared once, cache bound or not
+            prepared = self._reference(reference, f"the reference of item {group[0]}", renders.get(reference))
+            for position in group:
+                code = items[position][1]
+                scores[position] = self._scores(prepared, reference, code, renders.get(code or ""))
+        return [scores[position] for position in range(len(items))]
+
+    def _score(self, reference_code: str, code: str | None, render_result: RenderResult | None, name: str) -> Scores:
+        prepared = self._reference(reference_code, name)
+        if render_result is None and _has_code(code):
+            render_result = render(code, quality=self.quality, timeout_s=self.timeout_s)
+        return self._scores(prepared, reference_code, code, render_result)
+
+    def _scores(
+        self, reference: ReferenceRender, reference_code: str, code: str | None, result: RenderResult | None
+    ) -> Scores:
+        generated = code if _has_code(code) else ""
+        visual: VisualScore | None = None
+        status = NO_CODE
+        if generated and result is not None:
+            if result.quality != self.quality:
+                raise ValueError(
+                    f"the given render is at quality {result.quality!r}; the scorer compares at {self.quality!r}"
+                )
+            status = result.status.value
+            frames = _frames(result) if result.ok else None
+            if frames is None and result.ok:
+                status = RenderStatus.NO_OUTPUT.value
+            if frames is not None:
+                visual = visual_score(
+                    reference.frames, frames, self._image, dtw=self.dtw, ref_embeddings=reference.embeddings
+                )
+        return Scores(
+            render_status=status,
+            rendered=visual is not None,
+            vs=visual.vs if visual else 0.0,
+            ssim_dtw=visual.ssim_dtw if visual else 0.0,
+            sem_dtw=visual.sem_dtw if visual else 0.0,
+            codebleu=codebleu(reference_code, generated),
+            code_cosine=embedding_cosine(reference_code, generated, self._code),
+            cbb=code_bert_bleu(reference_code, generated, self._code),
+            ast_distance=ast_distance(reference_code, generated),
+            syntax_error=syntax_error(generated),
+            image_embedder=self.image_embedder,
+            code_embedder=self.code_embedder,
+            dtw=self.dtw,
+            reference_status=reference.render.status.value,
+        )
+
+    def _reference_key(self, reference_code: str) -> tuple[str, str, str]:
+        return _sha256(reference_code), self.quality, self.image_embedder
+
+    def _reference(self, reference_code: str, name: str, rendered: RenderResult | None = None) -> ReferenceRender:
+        key = self._reference_key(reference_code)
+        cached = self._references.get(key)
+        if cached is not None:
+            return cached
+        result = rendered or render(reference_code, quality=self.quality, timeout_s=self.timeout_s)
+        frames = _frames(result) if result.ok else None
+        if frames is None:
+            last_line = result.error_tail.splitlines()[-1] if result.error_tail else "no decodable video or image"
+            raise ReferenceRenderError(
+                f"{name} did not render ({result.status.value}: {last_line}); fix that reference scene "
+                "(`manimgen render FILE` shows the full error, `manimgen doctor` checks LaTeX and the sandbox)"
+            )
+        prepared = ReferenceRender(result, frames, self._image.embed(frames))
+        self._references.put(key, prepared)
+        return prepared
+
+
+def _frames(result: RenderResult) -> np.ndarray | None:
+    """The render's frames at 5 fps, or None when its file holds none that decode."""
+    if result.output is None:
+        return None
+    try:
+        return sample_frames(result.output, fps=FRAMES_PER_SECOND)
+    except (ValueError, OSError, av.error.FFmpegError):
+        return None
+
+
+def _has_code(code: str | None) -> bool:
+    return bool(code and code.strip())
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,377 @@
+"""The study runner, store and report on a small real grid.
+
+The model is the scripted provider (its answers are fixed so that the outcome of each sample is
+known); prompts, extraction, every render, every metric, the store and the report are the real
+ones. The command-line tests start `python -m manimgen.cli` as a separate process, reaching the
+scripted model through a `py:MODULE:FUNCTION` spec.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from manimgen.agent import format_target
+from manimgen.bench import BenchRunner, ConfigError, RunConfig, Sample, Store, StoreError
+from manimgen.bench.config import ModelEntry, load_config, parse_config
+from manimgen.bench.report import compare_runs, write_report
+from manimgen.cli import app
+from manimgen.llm.scripted import ScriptedLLM
+
+REPO = Path(__file__).resolve().parents[1]
+
+GOOD = """from manim import *
+
+
+class BlueCircle(Scene):
+    def construct(self):
+        self.play(Create(Circle(color=BLUE)), run_time=1)
+"""
+BROKEN = """from manim import *
+
+
+class Broken(Scene):
+    def construct(self):
+        self.play(Create(NoSuchMobject()))
+"""
+TASKS = ["circle-to-square", "three-dots"]
+
+# Answers in the order the grid asks (model-major, then strategy, task, seed):
+#   vanilla/circle-to-square: good               -> ok, 1 round
+#   vanilla/three-dots:       broken             -> render_failed, 1 round
+#   ritl/circle-to-square:    broken, then good  -> ok, 2 rounds
+#   ritl/three-dots:          no code, then good -> ok, 2 rounds
+ANSWERS = [format_target(GOOD), format_target(BROKEN), format_target(BROKEN), format_target(GOOD), "I cannot.", format_target(GOOD)]
+
+MAIN_FIELDS = {  # report header prefix -> (SQL expression over the config's rows, format)
+    "n": ("COUNT(*)", "{:.0f}"),
+    "RSR": ("AVG(rendered)", "{:.1%}"),
+    "VS[": ("AVG(vs)", "{:.1%}"),
+    "CBB[": ("AVG(cbb)", "{:.3f}"),
+    "CodeBLEU": ("AVG(codebleu)", "{:.3f}"),
+    "COS[": ("AVG(code_cosine)", "{:.3f}"),
+    "ASTDist": ("AVG(ast_distance)", "{:.3f}"),
+    "rounds": ("AVG(rounds)", "{:.2f}"),
+    "LLM calls": ("AVG(llm_calls)", "{:.2f}"),
+    "tokens": ("AVG(prompt_tokens + completion_tokens)", "{:.0f}"),
+    "seconds": ("AVG(seconds)", "{:.1f}"),
+}
+
+
+def grid_config(out: Path, **changes: object) -> RunConfig:
+    data = {"out": out, "models": ["fixed=scripted"], "strategies": ["vanilla", "ritl"], "split": "builtin", "tasks": TASKS}
+    return parse_config({**data, **changes})
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, ScriptedLLM]]:
+    run_dir = tmp_path_factory.mktemp("bench") / "grid"
+    llm = ScriptedLLM(*ANSWERS, name="fixed")
+    summary = BenchRunner(grid_config(run_dir), run_dir, llm_factory=lambda spec: llm, show_progress=False).run()
+    assert summary.recorded == 4 and summary.skipped == 0
+    write_report(run_dir)
+    yield run_dir, llm
+
+
+def markdown_section(text: str, heading: str) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of the Markdown table under `## heading`."""
+    lines = text.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0].strip().splitlines()
+    rows = [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines if line.startswith("|")]
+    return rows[0], rows[2:]
+
+
+def test_grid_outcomes_are_stored(grid: tuple[Path, ScriptedLLM]) -> None:
+    run_dir, llm = grid
+    assert llm.remaining == 0 and llm.closed
+    with Store.open_existing(run_dir) as store:
+        samples = {(s.strategy, s.task_id): s for s in store.samples(with_trace=True)}
+        tasks = store.tasks()
+        sessions = store.sessions()
+    assert {key: (s.status, s.rounds) for key, s in samples.items()} == {
+        ("vanilla", "circle-to-square"): ("ok", 1),
+        ("vanilla", "three-dots"): ("render_failed", 1),
+        ("ritl", "circle-to-square"): ("ok", 2),
+        ("ritl", "three-dots"): ("ok", 2),
+    }
+    failed = samples[("vanilla", "three-dots")]
+    assert failed.render_status == "code_error" and failed.vs == 0.0 and failed.media_path is None
+    assert "NoSuchMobject" in json.loads(failed.trace_json)["rounds"][0]["render"]["error_tail"]
+    for sample in samples.values():
+        assert sample.image_embedder and sample.code_embedder and sample.model_spec == "scripted"
+        assert json.loads(sample.scores_json)["cbb"] == sample.cbb
+        if sample.status == "ok":
+            assert 0.0 < sample.vs <= 1.0 and (run_dir / sample.media_path).is_file()
+    assert all(task.reference_status == "ok" and (run_dir / task.reference_media).is_file() for task in tasks.values())
+    assert sorted(tasks) == sorted(TASKS) and len(list((run_dir / "media" / "references").iterdir())) == 2
+    assert (sessions[0].status, sessions[0].planned) == ("finished", 4)
+    assert sessions[0].versions["manim"] == "0.19.0"
+
+
+def test_report_main_table_matches_the_store(grid: tuple[Path, ScriptedLLM]) -> None:
+    run_dir, _ = grid
+    headers, rows = markdown_section((run_dir / "report.md").read_text(), "Main table")
+    ours = [row for row in rows if row[0] == "fixed"]
+    assert [row[1] for row in ours] == ["vanilla", "ritl"]
+    assert [row[0] for row in rows if row[0] != "fixed"] == ["published (paper)"] * 3
+    connection = sqlite3.connect(run_dir / "results.sqlite")
+    checked = 0
+    for row in ours:
+        for prefix, (expression, form) in MAIN_FIELDS.items():
+            column = next(i for i, header in enumerate(headers) if header.startswith(prefix))
+            (value,) = connection.execute(f"SELECT {expression} FROM samples WHERE strategy = ?", (row[1],)).fetchone()
+            assert row[column] == form.format(value), (row[1], headers[column])
+            checked += 1
+    assert checked == 2 * len(MAIN_FIELDS)
+    assert any(header.startswith("VS[") and header.endswith("]") for header in headers)
+    vanilla_rsr = next(row for row in ours if row[1] == "vanilla")[headers.index("RSR")]
+    assert vanilla_rsr == "50.0%"
+
+
+def test_report_complexity_and_correlation_tables(grid: tuple[Path, ScriptedLLM]) -> None:
+    run_dir, _ = grid
+    text = (run_dir / "report.md").read_text()
+    _, by_complexity = markdown_section(text, "By complexity")
+    assert {(row[1], row[2], row[3]) for row in by_complexity} == {("vanilla", "Basic", "2"), ("ritl", "Basic", "2")}
+    headers, correlations = markdown_section(text, "Code ↔ visual correlation (per model × strategy)")
+    assert headers[3:] == ["n", "Pearson r", "p", "Spearman ρ", "p"]
+    assert len(correlations) == 8 and {row[3] for row in correlations} == {"2"}
+    data = json.loads((run_dir / "report.json").read_text())
+    assert [(row["strategy"], row["rsr"]) for row in data["main"]] == [("vanilla", 0.5), ("ritl", 1.0)]
+    assert all(row["pearson"]["r"] is None for row in data["correlations"])  # two samples: undefined, not a number
+    assert "CLIP ViT-L/14" in text  # our embedders are not the paper's: the report says so
+    for plot in ("rsr_vs_by_strategy.png", "code_vs_visual.png"):
+        assert (run_dir / "plots" / plot).read_bytes().startswith(b"\x89PNG")
+
+
+def test_html_points_only_at_files_that_exist(grid: tuple[Path, ScriptedLLM]) -> None:
+    run_dir, _ = grid
+    page = (run_dir / "report.html").read_text()
+    targets = re.findall(r'(?:src|href)="([^"#][^"]*)"', page)
+    assert not [target for target in targets if not (run_dir / target).is_file()]
+    assert sum(target.startswith("media/samples/") for target in targets) == 3  # the three renders that succeeded
+    assert sum(target.startswith("media/references/") for target in targets) == 2
+    assert "http://" not in page and "https://" not in page
+    assert page.count('class="diff"') == 4 and "NoSuchMobject" in page
+
+
+def test_rerun_skips_every_stored_key(grid: tuple[Path, ScriptedLLM]) -> None:
+    run_dir, _ = grid
+    untouched = ScriptedLLM(name="fixed")
+    summary = BenchRunner(grid_config(run_dir), run_dir, llm_factory=lambda spec: untouched, show_progress=False).run()
+    assert (summary.recorded, summary.skipped, untouched.calls) == (0, 4, [])
+    with Store.open_existing(run_dir) as store:
+        assert store.count() == 4 and [s.status for s in store.sessions()] == ["finished", "finished"]
+
+
+def test_label_keeps_its_meaning_in_a_run_directory(grid: tuple[Path, ScriptedLLM]) -> None:
+    run_dir, _ = grid
+    other = grid_config(run_dir, models=["fixed=qwen2.5-coder-0.5b"])
+    with pytest.raises(ConfigError, match="already holds model 'fixed'"):
+        BenchRunner(other, run_dir, llm_factory=lambda spec: ScriptedLLM(), show_progress=False).run()
+    more_rounds = grid_config(run_dir, rounds=5)
+    with pytest.raises(ConfigError, match="already holds strategy 'vanilla'"):
+        BenchRunner(more_rounds, run_dir, llm_factory=lambda spec: ScriptedLLM(), show_progress=False).run()
+
+
+def test_sample_out_of_time_is_a_timeout(tmp_path: Path) -> None:
+    llm = ScriptedLLM(format_target(BROKEN), format_target(GOOD), name="fixed")
+    config = grid_config(tmp_path, strategies=["ritl"], tasks=["three-dots"], time_limit_s=1e-6)
+    BenchRunner(config, tmp_path, llm_factory=lambda spec: llm, show_progress=False).run()
+    with Store.open_existing(tmp_path) as store:
+        (sample,) = store.samples(with_trace=True)
+    assert (sample.status, sample.rounds, sample.rendered, sample.vs) == ("timeout", 1, False, 0.0)
+    assert json.loads(sample.trace_json)["stop_reason"] == "deadline" and llm.remaining == 1
+
+
+def test_compare_gives_per_config_deltas(grid: tuple[Path, ScriptedLLM], tmp_path: Path) -> None:
+    run_dir, _ = grid
+    other = tmp_path / "all-good"
+    llm = ScriptedLLM(format_target(GOOD), format_target(GOOD), name="fixed")
+    config = grid_config(other, strategies=["vanilla"])
+    BenchRunner(config, other, llm_factory=lambda spec: llm, show_progress=False).run()
+    comparison = compare_runs(run_dir, other)
+    (delta,) = comparison.deltas
+    assert (delta.model, delta.strategy, delta.before.n, delta.after.n) == ("fixed", "vanilla", 2, 2)
+    assert (delta.before.rsr, delta.after.rsr) == (0.5, 1.0)
+    assert comparison.only_a == ["fixed · ritl"] and comparison.only_b == [] and comparison.same_embedders
+    result = CliRunner().invoke(app, ["bench", "compare", str(run_dir), str(other)])
+    assert result.exit_code == 0, result.output
+    assert "only in A: fixed · ritl" in result.output
+
+
+# --- the command line, as separate processes -------------------------------------------------
+
+FACTORY = """
+import os
+import pathlib
+import time
+
+from manimgen.agent import format_target
+from manimgen.llm.scripted import ScriptedLLM
+
+CODE = {good!r}
+
+
+class GatedLLM(ScriptedLLM):
+    \"\"\"Answers good code; with BENCH_GATE set, the call numbered BENCH_GATE_AT marks the gate file and waits.\"\"\"
+
+    def chat(self, messages, n=1, sampling=None):
+        gate = os.environ.get("BENCH_GATE")
+        if gate and len(self.calls) == int(os.environ["BENCH_GATE_AT"]):
+            pathlib.Path(gate).touch()
+            while True:
+                time.sleep(1)
+        return super().chat(messages, n, sampling)
+
+
+def make():
+    return GatedLLM(*[format_target(CODE)] * 100, name="fixed")
+"""
+
+
+@pytest.fixture
+def factory_dir(tmp_path: Path) -> Path:
+    directory = tmp_path / "factory"
+    directory.mkdir()
+    (directory / "bench_fixed_model.py").write_text(textwrap.dedent(FACTORY.format(good=GOOD)))
+    return directory
+
+
+def cli_env(factory_dir: Path, **extra: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": f"{factory_dir}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", "COLUMNS": "200"}
+    return {**env, **extra}
+
+
+def bench_command(out: Path, models: str, *options: str) -> list[str]:
+    return [sys.executable, "-m", "manimgen.cli", "bench", "run", "--models", models, "--out", str(out), *options]
+
+
+def sample_rows(run_dir: Path) -> list[tuple]:
+    with sqlite3.connect(run_dir / "results.sqlite") as connection:
+        return connection.execute("SELECT model, strategy, task_id, seed, id, recorded_at FROM samples ORDER BY id").fetchall()
+
+
+def integrity(run_dir: Path) -> str:
+    with sqlite3.connect(run_dir / "results.sqlite") as connection:
+        return connection.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def test_killed_run_resumes_without_duplicates(tmp_path: Path, factory_dir: Path) -> None:
+    run_dir = tmp_path / "killed"
+    gate = tmp_path / "gate"
+    command = bench_command(run_dir, "fixed=py:bench_fixed_model:make", "--strategies", "vanilla", "--split", "builtin", "--limit", "4")
+    log = tmp_path / "first-run.log"
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            command, cwd=REPO, env=cli_env(factory_dir, BENCH_GATE=str(gate), BENCH_GATE_AT="2"),
+            stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    try:
+        waited = 0
+        while not (gate.exists() and (run_dir / "results.sqlite").exists() and sample_rows(run_dir)):
+            assert process.poll() is None, log.read_text()
+            assert waited < 600, "the run never reached its third model call with a sample stored"
+            time.sleep(0.5)
+            waited += 1
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert process.returncode == -signal.SIGKILL
+    assert integrity(run_dir) == "ok"
+    before = sample_rows(run_dir)
+    assert 1 <= len(before) <= 2
+
+    finished = subprocess.run(command, cwd=REPO, env=cli_env(factory_dir), capture_output=True, text=True, timeout=900)
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    after = sample_rows(run_dir)
+    keys = [row[:4] for row in after]
+    assert len(keys) == len(set(keys)) == 4
+    assert {row[2] for row in after} == {"circle-to-square", "three-dots", "hello-text", "pythagoras-formula"}
+    assert after[: len(before)] == before  # stored samples were skipped, not redone
+    with Store.open_existing(run_dir) as store:
+        sessions = store.sessions()
+    assert [(s.status, s.finished_at is None) for s in sessions] == [("running", True), ("finished", False)]
+    assert not list(run_dir.rglob("*.partial"))
+
+
+def test_unreachable_server_stops_with_a_clear_message(tmp_path: Path, factory_dir: Path) -> None:
+    run_dir = tmp_path / "down"
+    command = bench_command(
+        run_dir, "fixed=py:bench_fixed_model:make,down=openai:http://127.0.0.1:9/v1#x",
+        "--strategies", "vanilla", "--split", "builtin", "--tasks", "three-dots",
+    )
+    result = subprocess.run(command, cwd=REPO, env=cli_env(factory_dir), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1, result.stdout + result.stderr
+    stopped = [line for line in result.stdout.splitlines() if line.startswith("stopped:")]
+    assert len(stopped) == 1, result.stdout
+    assert "model 'down'" in stopped[0] and "cannot reach http://127.0.0.1:9/v1" in stopped[0]
+    assert "start the server" in stopped[0] and "rerun the same command to resume" in stopped[0]
+    assert "Traceback" not in result.stdout + result.stderr
+    assert integrity(run_dir) == "ok"
+    assert [row[:4] for row in sample_rows(run_dir)] == [("fixed", "vanilla", "three-dots", 0)]
+    with Store.open_existing(run_dir) as store:
+        (session,) = store.sessions()
+    assert session.status == "stopped" and "cannot reach" in session.message and session.finished_at
+
+
+# --- configuration and store, without renders ------------------------------------------------
+
+
+def test_shipped_configs_load() -> None:
+    smoke = load_config(REPO / "configs" / "bench" / "smoke.yaml")
+    assert (smoke.split, [m.spec for m in smoke.models], [s.name for s in smoke.strategies]) == ("builtin", ["qwen2.5-coder-0.5b"], ["vanilla"])
+    grid = load_config(REPO / "configs" / "bench" / "paper-grid.yaml")
+    assert [m.name for m in grid.models] == ["base", "SFT", "GRPO"]
+    assert [s.name for s in grid.strategies] == ["vanilla", "ritl", "ritl-doc"]
+    assert (grid.split, grid.rounds, grid.time_limit_s, grid.render_timeout_s) == ("test", 3, 1800, 300)
+
+
+def test_config_parsing_and_errors(tmp_path: Path) -> None:
+    assert ModelEntry.parse("openai:http://host:8000/v1#m") == ModelEntry(spec="openai:http://host:8000/v1#m")
+    assert ModelEntry.parse("SFT=hf:base+adapters/sft") == ModelEntry(spec="hf:base+adapters/sft", label="SFT")
+    config = parse_config({"models": "a,b", "strategies": "vanilla,ritl", "seeds": "0,1", "tasks": "x,y"})
+    assert ([m.name for m in config.models], config.seeds, config.tasks, config.time_limit_s) == (["a", "b"], [0, 1], ["x", "y"], 1800)
+    custom = parse_config({"models": ["a"], "strategies": [{"name": "ritl", "label": "ritl-k5", "rounds": 5}]})
+    assert custom.strategy_params(custom.strategies[0])["rounds"] == 5
+    with pytest.raises(ConfigError, match="both called 'a'"):
+        parse_config({"models": ["a", "a"], "strategies": ["vanilla"]})
+    with pytest.raises(ConfigError, match=r"^options: split: "):
+        parse_config({"models": ["a"], "strategies": ["vanilla"], "split": "dev"}, "options")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("models: [a]\nstrategies: [vanilla]\nroundz: 3\n")
+    with pytest.raises(ConfigError, match="roundz: Extra inputs are not permitted"):
+        load_config(bad)
+    unknown = parse_config({"models": ["a"], "strategies": ["no-such-strategy"], "split": "builtin"})
+    with pytest.raises(ConfigError, match="no-such-strategy"):
+        BenchRunner(unknown, tmp_path / "run", llm_factory=lambda spec: ScriptedLLM(), show_progress=False).run()
+
+
+def test_store_upserts_and_retries_errors(tmp_path: Path) -> None:
+    base = dict(model="m", strategy="s", task_id="t", seed=0, model_spec="m", strategy_name="s",
+                strategy_params="{}", quality="low", complexity="Basic")
+    with Store.open(tmp_path) as store:
+        store.put_sample(Sample(**base, status="error", error="scoring: boom"))
+        assert store.done_keys() == set() and store.count() == 1
+        store.put_sample(Sample(**base, status="ok", vs=0.5, rendered=True))
+        assert store.done_keys() == {("m", "s", "t", 0)} and store.count() == 1
+        (sample,) = store.samples()
+        assert (sample.status, sample.vs, sample.rendered, sample.error) == ("ok", 0.5, True, None)
+    with sqlite3.connect(tmp_path / "results.sqlite") as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        connection.execute("PRAGMA user_version=99")
+    with pytest.raises(StoreError, match="schema version 99"):
+        Store.open(tmp_path)
+    with pytest.raises(StoreError, match="bench run --out"):
+        Store.open_existing(tmp_path / "nowhere")

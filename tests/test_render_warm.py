@@ -1,0 +1,56 @@
+"""Warm workers: the pool's renders equal fresh ones, and a worker that fails is replaced."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from manimgen.render import Limits, RenderJob, RenderPool, RenderStatus, render
+from scenes import ANIMATED, STATIC
+
+LOOP = STATIC.replace("self.add(Square(color=RED))", "while True:\n            pass")
+UNKNOWN_NAME = STATIC.replace("Square(color=RED)", "Squircle()")
+NO_SCENE = "from manim import *\n\nx = Circle()\n"
+SCRATCH_PATH = re.compile(r"\S+/(scene\.py)")
+
+
+def without_scratch_path(tail: str) -> str:
+    """Tracebacks name the scene file by its scratch folder, which differs from render to render."""
+    return SCRATCH_PATH.sub(r"\1", tail)
+
+
+def test_warm_pool_gives_what_fresh_renders_give() -> None:
+    jobs = [RenderJob(ANIMATED), RenderJob(STATIC, quality="preview"), RenderJob(UNKNOWN_NAME), RenderJob(NO_SCENE), RenderJob(STATIC, scene="Other")]
+    with RenderPool(2, warm=True, use_cache=False) as pool:
+        warm = pool.map(jobs)
+    for job, warm_result in zip(jobs, warm, strict=True):
+        fresh = render(job.code, job.scene, job.quality, use_cache=False)
+        assert (warm_result.status, warm_result.scene) == (fresh.status, fresh.scene)
+        assert without_scratch_path(warm_result.error_tail) == without_scratch_path(fresh.error_tail)
+        if fresh.ok:
+            assert warm_result.output.read_bytes() == fresh.output.read_bytes()
+    assert [r.status for r in warm] == [RenderStatus.OK, RenderStatus.OK, RenderStatus.CODE_ERROR, RenderStatus.NO_SCENE, RenderStatus.NO_SCENE]
+
+
+def test_timed_out_worker_is_replaced() -> None:
+    with RenderPool(1, warm=True, timeout_s=4, use_cache=False) as pool:
+        looped, after = pool.map([RenderJob(LOOP), RenderJob(STATIC)])
+    assert looped.status is RenderStatus.TIMEOUT
+    assert "4 s" in looped.error_tail
+    assert after.ok, after.error_tail
+
+
+def test_worker_that_cannot_start_is_a_sandbox_error() -> None:
+    with RenderPool(1, warm=True, limits=Limits(memory_bytes=64 << 20), use_cache=False) as pool:
+        (result,) = pool.map([RenderJob(STATIC)])
+    assert result.status is RenderStatus.SANDBOX_ERROR
+    assert "could not start" in result.error_tail
+
+
+def test_child_module_runs_without_runpy_warning() -> None:
+    done = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-m", "manimgen.render.child", "--help"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "RuntimeWarning" not in done.stderr
