@@ -1,25 +1,38 @@
-"""Seconds per pair for the visual metrics: our SSIM matrix against skimage pair by pair.
+"""Seconds per pair for the visual metrics: our SSIM matrix against skimage pair by pair, and the
+full VS with and without skipping repeated frames.
 
 Two 5-second scenes are rendered at -ql (854×480) and sampled at 5 fps (25 frames each), as the
 paper scores videos; ``--synthetic`` draws Manim-like frames instead of rendering. Prints the SSIM
 matrix time both ways and their ratio, the full VS time, the exact-vs-fastdtw gap on this pair,
 and the image embedder's milliseconds per frame under onnxruntime and torch.
 
-    python benchmarks/vs_speed.py [--synthetic] [--reference-pairs 100]
+Then the full VS (SSIM matrix, embeddings, DTW) of ``--pairs`` pairs of ManimBench test references
+of 4–6 s (rendered at -ql, 5 fps), with every distinct frame computed once (the default) and with
+every frame computed, run by run in alternating order in this process; the scores of both must be
+identical (skipped with ``--synthetic``).
+Timings on a shared machine swing: compare the ratios of one run; the load average is printed.
+
+    python benchmarks/vs_speed.py [--synthetic] [--reference-pairs 100] [--pairs 4]
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
+import statistics
 import time
 from collections.abc import Callable
+from unittest import mock
 
 import numpy as np
 
+from manimgen.metrics import visual
 from manimgen.metrics.dtw import dtw_distance
-from manimgen.metrics.embedders import EffNetLite0
-from manimgen.metrics.visual import ssim_matrix, ssim_matrix_reference, to_gray, visual_score
+from manimgen.metrics.embedders import EffNetLite0, ImageEmbedder, image_embedder
+from manimgen.metrics.visual import VisualScore, ssim_matrix, ssim_matrix_reference, to_gray, visual_score
+
+SCORED_SECONDS = (4.0, 6.0)
 
 SCENE_SHAPES = """from manim import *
 
@@ -81,6 +94,77 @@ def synthetic_frames(kind: str, count: int = 25) -> np.ndarray:
     return np.stack(frames)
 
 
+def manimbench_videos(count: int) -> list[tuple[str, np.ndarray]]:
+    """The first ``count`` ManimBench test references whose -ql video lasts 4–6 s, at 5 fps."""
+    from manimgen.data import load_tasks
+    from manimgen.render import render, sample_frames
+
+    videos = []
+    for task in load_tasks(split="test"):
+        result = render(task.reference_code, quality="low")
+        if not result.ok or result.is_image:
+            continue
+        frames = sample_frames(result.output, fps=5.0)
+        if SCORED_SECONDS[0] * 5 <= len(frames) <= SCORED_SECONDS[1] * 5:
+            videos.append((task.id, frames))
+        if len(videos) == count:
+            break
+    return videos
+
+
+def every_frame_distinct(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return np.arange(len(frames)), np.arange(len(frames))
+
+
+def score_every_frame(ref: np.ndarray, test: np.ndarray, embedder: ImageEmbedder) -> VisualScore:
+    """The full VS with frame deduplication switched off (tiles are still deduplicated)."""
+    with mock.patch.object(visual, "distinct_frames", every_frame_distinct):
+        return visual_score(ref, test, embedder)
+
+
+def distinct_count(frames: np.ndarray) -> int:
+    return len(visual.distinct_frames(frames)[0])
+
+
+def compare_dedup(pairs: int, repeats: int) -> None:
+    """Time the full VS of each pair both ways, alternating the order from run to run so a change
+    in the background load hits both; ratios are taken run by run, then their median."""
+    videos = manimbench_videos(2 * pairs)
+    if len(videos) < 2:
+        raise SystemExit("fewer than two ManimBench test references of 4-6 s rendered")
+    embedder = image_embedder("effnet-lite0")
+    embedder.embed(videos[0][1][:2])
+    ways = {"every": score_every_frame, "distinct": visual_score}
+    print(f"\nfull VS [{embedder.name}, {embedder.backend}], ManimBench test references at -ql, 5 fps")
+    print(f"  load average before: {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
+    medians: dict[str, list[float]] = {way: [] for way in ways}
+    ratios: list[float] = []
+    for (ref_id, ref), (test_id, test) in zip(videos[::2], videos[1::2]):
+        scores = {way: run(ref, test, embedder) for way, run in ways.items()}
+        if scores["every"] != scores["distinct"]:
+            raise SystemExit(f"{ref_id}/{test_id}: the scores differ: {scores}")
+        runs: dict[str, list[float]] = {way: [] for way in ways}
+        for repeat in range(repeats):
+            for way in list(ways)[:: 1 if repeat % 2 == 0 else -1]:
+                started = time.perf_counter()
+                ways[way](ref, test, embedder)
+                runs[way].append(time.perf_counter() - started)
+        ratios += [distinct / every for distinct, every in zip(runs["distinct"], runs["every"])]
+        for way in ways:
+            medians[way].append(statistics.median(runs[way]))
+        print(
+            f"  {ref_id} ({len(ref)} frames, {distinct_count(ref)} distinct) vs {test_id} ({len(test)}, "
+            f"{distinct_count(test)}): every frame {medians['every'][-1]:.3f} s, distinct frames "
+            f"{medians['distinct'][-1]:.3f} s (medians), VS {scores['distinct'].vs:.6f} both ways"
+        )
+    print(
+        f"  per pair: every frame {statistics.mean(medians['every']):.3f} s, "
+        f"distinct frames {statistics.mean(medians['distinct']):.3f} s"
+    )
+    print(f"  ratio distinct / every frame: median {statistics.median(ratios):.3f} over {len(ratios)} runs")
+    print(f"  load average after: {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
+
+
 def best_seconds(run: Callable[[], object], repeats: int) -> float:
     best = math.inf
     for _ in range(repeats):
@@ -97,6 +181,9 @@ def main() -> None:
     parser.add_argument(
         "--reference-pairs", type=int, default=0, help="time only this many skimage pairs and extrapolate (0: all)"
     )
+    parser.add_argument(
+        "--pairs", type=int, default=4, help="ManimBench reference pairs for the deduplication comparison (0: skip)"
+    )
     args = parser.parse_args()
 
     if args.synthetic:
@@ -104,7 +191,10 @@ def main() -> None:
     else:
         ref, test = rendered_frames(SCENE_SHAPES), rendered_frames(SCENE_GRAPH)
     pairs = [(ref, test, "two different scenes"), (ref, ref.copy(), "a scene against itself")]
-    print(f"frames: {len(ref)} and {len(test)} of {ref.shape[2]}x{ref.shape[1]}")
+    print(
+        f"frames: {len(ref)} and {len(test)} of {ref.shape[2]}x{ref.shape[1]}, "
+        f"{distinct_count(ref)} and {distinct_count(test)} distinct"
+    )
 
     for left, right, title in pairs:
         left_gray, right_gray = to_gray(left), to_gray(right)
@@ -135,6 +225,9 @@ def main() -> None:
         cached = embedder.embed(ref)
         reuse = best_seconds(lambda: visual_score(ref, test, embedder, ref_embeddings=cached), args.repeats)
         print(f"  VS per video pair: {full:.3f} s; with the reference's embeddings cached: {reuse:.3f} s")
+
+    if args.pairs and not args.synthetic:
+        compare_dedup(args.pairs, args.repeats)
 
 
 if __name__ == "__main__":

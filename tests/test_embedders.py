@@ -147,3 +147,14 @@ def test_codebert_loads_a_local_checkpoint_and_truncates_long_code(monkeypatch, 
     assert encoder.name == "codebert" and encoder.max_tokens == 512
     assert vectors.shape == (2, 32)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize(("backend", "tolerance"), [("onnx", 0.0), ("torch", 1e-6)])
+def test_effnet_rows_do_not_depend_on_their_batch_mates(onnx_effnet, backend, tolerance):
+    """What makes embedding only a video's distinct frames exact: under onnxruntime a frame's row is
+    the same bit for bit in any batch; torch's rows move by float32 rounding in small batches."""
+    embedder = onnx_effnet if backend == "onnx" else EffNetLite0(backend="torch")
+    frames = np.concatenate([frames_of("circle", count=5), frames_of("plot", count=4)])
+    together = embedder.embed(frames)
+    np.testing.assert_allclose(embedder.embed(frames[[6, 1, 3]]), together[[6, 1, 3]], rtol=0, atol=tolerance)
+    np.testing.assert_allclose(embedder.embed(frames[4]), together[4:5], rtol=0, atol=tolerance)

@@ -205,3 +205,105 @@ def test_tiles_only_split_work_and_do_not_change_results(monkeypatch):
     default = ssim_matrix(ref, test)
     monkeypatch.setattr(visual, "TILE", 7)
     np.testing.assert_allclose(ssim_matrix(ref, test), default, rtol=0, atol=1e-12)
+
+
+class CountingEmbedder:
+    """A real embedder that also counts the frames it was asked to embed."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.frames_embedded = 0
+
+    def embed(self, frames: np.ndarray) -> np.ndarray:
+        self.frames_embedded += len(frames)
+        return self.inner.embed(frames)
+
+
+def distinct_count(frames: np.ndarray) -> int:
+    return len({frame.tobytes() for frame in frames})
+
+
+def every_frame_distinct(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return np.arange(len(frames)), np.arange(len(frames))
+
+
+def repeated(frames: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` frames drawn from ``frames`` in a random pattern: runs of holds and jumps back."""
+    picks = []
+    while len(picks) < count:
+        picks += [int(rng.integers(len(frames)))] * int(rng.integers(1, 6))
+    return frames[picks[:count]]
+
+
+def scores_without_dedup(monkeypatch, ref: np.ndarray, test: np.ndarray, embedder) -> visual.VisualScore:
+    with monkeypatch.context() as patched:
+        patched.setattr(visual, "distinct_frames", every_frame_distinct)
+        return visual_score(ref, test, embedder)
+
+
+def test_distinct_frames_merges_only_identical_frames():
+    rng = np.random.default_rng(7)
+    sources = rng.integers(0, 256, (5, 30, 40, 3), dtype=np.uint8)
+    near_copy = sources[0].copy()
+    near_copy[29, 39, 2] ^= 1
+    frames = np.concatenate([repeated(sources, 30, rng), near_copy[None], sources[:1]])
+    first, slot = visual.distinct_frames(frames)
+    first_seen: dict[bytes, int] = {}
+    for index, frame in enumerate(frames):
+        first_seen.setdefault(frame.tobytes(), index)
+    assert first.tolist() == list(first_seen.values())
+    np.testing.assert_array_equal(frames[first][slot], frames)
+
+
+def test_distinct_frames_checks_hash_matches_byte_for_byte(monkeypatch):
+    rng = np.random.default_rng(8)
+    frames = repeated(rng.integers(0, 256, (4, 20, 20), dtype=np.uint8), 20, rng)
+    expected = visual.distinct_frames(frames)
+    monkeypatch.setattr(visual.zlib, "crc32", lambda data: 0)
+    first, slot = visual.distinct_frames(frames)
+    np.testing.assert_array_equal(first, expected[0])
+    np.testing.assert_array_equal(slot, expected[1])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dedup_gives_the_scores_of_every_frame_on_random_repeats(embedder, monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    noise = rng.integers(0, 256, (4, 96, 128, 3), dtype=np.uint8)
+    scene = scene_frames("circle", count=6, size=(128, 96))
+    ref = repeated(np.concatenate([noise[:2], scene]), 20, rng)
+    test = repeated(np.concatenate([noise[1:], scene[::2]]), 15, rng)
+    counting = CountingEmbedder(embedder)
+    deduplicated = visual_score(ref, test, counting)
+    assert counting.frames_embedded == distinct_count(ref) + distinct_count(test)
+    assert counting.frames_embedded < len(ref) + len(test)
+    assert deduplicated == scores_without_dedup(monkeypatch, ref, test, embedder)
+    skimage_scores = ssim_matrix_reference(to_gray(ref), to_gray(test))
+    distance = dtw_distance(skimage_scores.max(axis=1), skimage_scores.max(axis=0))
+    independent = math.exp(-visual.SSIM_DTW_SHARPNESS * distance / max(len(ref), len(test)))
+    assert deduplicated.ssim_dtw == pytest.approx(independent, abs=1e-5)
+    assert deduplicated.sem_dtw == pytest.approx(sem_dtw(embedder.embed(ref), embedder.embed(test)), abs=1e-12)
+    np.testing.assert_array_equal(visual.embed_frames(embedder, ref), embedder.embed(ref))
+
+
+def test_dedup_gives_the_scores_of_every_frame_on_real_renders_with_waits(embedder, monkeypatch):
+    render = pytest.importorskip("manimgen.render")
+    held = render.render(
+        "from manim import *\nclass Held(Scene):\n    def construct(self):\n"
+        "        self.add(Square(color=GREEN), Text('Hold').shift(UP * 2))\n        self.wait(2)\n"
+        "        self.play(FadeIn(Circle(color=RED)), run_time=1)\n        self.wait(2)\n"
+    )
+    moving = render.render(
+        "from manim import *\nclass Waits(Scene):\n    def construct(self):\n"
+        "        circle = Circle(color=BLUE)\n        self.play(Create(circle), run_time=1)\n        self.wait(2)\n"
+        "        self.play(circle.animate.shift(RIGHT * 2), run_time=1)\n        self.wait(1)\n"
+    )
+    assert held.ok and moving.ok, held.error_tail + moving.error_tail
+    ref, test = render.sample_frames(held.output), render.sample_frames(moving.output)
+    distinct = distinct_count(ref) + distinct_count(test)
+    assert distinct < len(ref) + len(test), "the waits should decode to repeated frames"
+    counting = CountingEmbedder(embedder)
+    deduplicated = visual_score(ref, test, counting)
+    assert counting.frames_embedded == distinct
+    assert deduplicated == scores_without_dedup(monkeypatch, ref, test, embedder)
+    assert deduplicated.sem_dtw == pytest.approx(sem_dtw(embedder.embed(ref), embedder.embed(test)), abs=1e-12)

@@ -29,7 +29,7 @@ from manimgen.metrics.code import ast_distance, code_bert_bleu, codebleu, embedd
 from manimgen.metrics.dtw import DTW_METHODS, DtwMethod
 from manimgen.metrics.embedders import DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER, CodeEmbedder
 from manimgen.metrics.registry import get_metric
-from manimgen.metrics.visual import VisualScore, visual_score
+from manimgen.metrics.visual import VisualScore, embed_frames, visual_score
 from manimgen.render import RenderJob, RenderPool, RenderResult, RenderStatus, get_quality, render, sample_frames
 
 FRAMES_PER_SECOND = 5.0
@@ -284,7 +284,7 @@ class Scorer:
                 f"{name} did not render ({result.status.value}: {last_line}); fix that reference scene "
                 "(`manimgen render FILE` shows the full error, `manimgen doctor` checks LaTeX and the sandbox)"
             )
-        prepared = ReferenceRender(result, frames, self._image.embed(frames))
+        prepared = ReferenceRender(result, frames, embed_frames(self._image, frames))
         self._references.put(key, prepared)
         return prepared
 

@@ -15,11 +15,19 @@ costs N·M full-frame SSIMs. ``ssim_matrix`` gives the same numbers (within 1e-6
   tiles and only tiles whose content differs between the two frames are computed (Manim frames
   are mostly plain background, and animations change a few regions at a time);
 - identical frames (pauses, still endings) and identical tiles are computed once.
+
+Whole-video scores go further the same way: each distinct RGB frame is converted to gray and
+embedded once, and the rows of its repeats are copies, so only the DTW runs over every frame. The
+scores equal those of embedding every frame: under onnxruntime (effnet-lite0's default) a frame's
+row does not depend on the other frames in its batch, bit for bit. Torch embedders (the effnet
+fallback, CLIP) can move a row's last float32 bits in small batches (up to ~1e-7), as scoring every
+frame does too, since a video's length sets its batches.
 """
 
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,23 +120,44 @@ def ssim_matrix_reference(ref_gray: np.ndarray, test_gray: np.ndarray) -> np.nda
 def ssim_matrix(ref_gray: np.ndarray, test_gray: np.ndarray) -> np.ndarray:
     """S[i, j] = SSIM(ref_i, test_j) as skimage defines it (7×7 uniform window, sample
     covariance, K1 = 0.01, K2 = 0.03, data range 255), computed tile-wise on distinct content."""
-    ref = _as_gray(ref_gray)
-    test = resize_gray(test_gray, ref.shape[1:])
+    ref, test = _as_gray(ref_gray), _as_gray(test_gray)
     _check_window_fits(ref.shape[1:])
-    ref_unique, ref_index = _unique_frames(ref)
-    test_unique, test_index = _unique_frames(test)
-    sums = _ssim_sums(ref_unique, test_unique)
+    ref_first, ref_slot = distinct_frames(ref)
+    test_first, test_slot = distinct_frames(test)
+    sums = _ssim_sums(ref[ref_first], resize_gray(test[test_first], ref.shape[1:]))
     height, width = ref.shape[1:]
     valid_pixels = (height - 2 * _HALF) * (width - 2 * _HALF)
-    return (sums / valid_pixels)[np.ix_(ref_index, test_index)]
+    return (sums / valid_pixels)[np.ix_(ref_slot, test_slot)]
+
+
+def distinct_frames(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each distinct frame first occurs, and for every frame which distinct frame it is:
+    ``frames[first][slot]`` rebuilds ``frames``. Frames are bucketed by CRC-32 (cheap next to
+    any per-frame metric) and confirmed byte for byte, so only identical frames merge."""
+    frames = np.ascontiguousarray(frames)
+    first: list[int] = []
+    slot = np.empty(len(frames), dtype=np.intp)
+    buckets: dict[int, list[int]] = {}
+    for index, frame in enumerate(frames):
+        bucket = buckets.setdefault(zlib.crc32(frame), [])
+        match = next((known for known in bucket if np.array_equal(frames[first[known]], frame)), None)
+        if match is None:
+            match = len(first)
+            first.append(index)
+            bucket.append(match)
+        slot[index] = match
+    return np.asarray(first, dtype=np.intp), slot
+
+
+def embed_frames(embedder: ImageEmbedder, frames: np.ndarray) -> np.ndarray:
+    """``embedder.embed(frames)``, embedding each distinct frame once (repeats get copies of its row)."""
+    return _Video.of(frames).embed(embedder)
 
 
 def ssim_dtw(ref_frames: np.ndarray, test_frames: np.ndarray, dtw: DtwMethod = "exact") -> float:
     """exp(-5·d): d is the DTW distance between the best-match profiles of the SSIM matrix
     (row maxima vs column maxima, Euclidean cost) divided by the longer video's frame count."""
-    scores = ssim_matrix(to_gray(ref_frames), to_gray(test_frames))
-    distance = dtw_distance(scores.max(axis=1), scores.max(axis=0), "euclidean", dtw)
-    return math.exp(-SSIM_DTW_SHARPNESS * distance / max(scores.shape))
+    return _ssim_dtw(_Video.of(ref_frames), _Video.of(test_frames), dtw)
 
 
 def sem_dtw(ref_embeddings: np.ndarray, test_embeddings: np.ndarray, dtw: DtwMethod = "exact") -> float:
@@ -156,11 +185,11 @@ def visual_score(
     ``ref_embeddings`` lets a caller reuse the reference's embeddings (they must come from the same
     embedder)."""
     encoder = image_embedder(embedder) if isinstance(embedder, str) else embedder
-    ref, test = as_frames(ref_frames), as_frames(test_frames)
-    reference_vectors = encoder.embed(ref) if ref_embeddings is None else ref_embeddings
+    ref, test = _Video.of(ref_frames), _Video.of(test_frames)
+    reference_vectors = ref.embed(encoder) if ref_embeddings is None else ref_embeddings
     return VisualScore(
-        ssim_dtw=ssim_dtw(ref, test, dtw=dtw),
-        sem_dtw=sem_dtw(reference_vectors, encoder.embed(test), dtw=dtw),
+        ssim_dtw=_ssim_dtw(ref, test, dtw),
+        sem_dtw=sem_dtw(reference_vectors, test.embed(encoder), dtw=dtw),
         embedder=encoder.name,
     )
 
@@ -189,10 +218,34 @@ def sem_dtw_of_frames(
 ) -> float:
     """SEM_DTW of two renders, embedding their frames first."""
     encoder = image_embedder(embedder) if isinstance(embedder, str) else embedder
-    return sem_dtw(encoder.embed(as_frames(ref_frames)), encoder.embed(as_frames(test_frames)), dtw=dtw)
+    return sem_dtw(embed_frames(encoder, ref_frames), embed_frames(encoder, test_frames), dtw=dtw)
 
 
 register_metric("ssim_dtw", inputs="frames", title="SSIM_DTW")(ssim_dtw)
+
+
+@dataclass(frozen=True)
+class _Video:
+    """A video as its distinct frames plus, per frame, which of them it shows: per-frame work is
+    done on ``frames`` and expanded with ``slot``."""
+
+    frames: np.ndarray
+    slot: np.ndarray
+
+    @classmethod
+    def of(cls, frames: np.ndarray) -> _Video:
+        frames = as_frames(frames)
+        first, slot = distinct_frames(frames)
+        return cls(frames[first], slot)
+
+    def embed(self, embedder: ImageEmbedder) -> np.ndarray:
+        return embedder.embed(self.frames)[self.slot]
+
+
+def _ssim_dtw(ref: _Video, test: _Video, dtw: DtwMethod) -> float:
+    scores = ssim_matrix(to_gray(ref.frames), to_gray(test.frames))[np.ix_(ref.slot, test.slot)]
+    distance = dtw_distance(scores.max(axis=1), scores.max(axis=0), "euclidean", dtw)
+    return math.exp(-SSIM_DTW_SHARPNESS * distance / max(scores.shape))
 
 
 @dataclass(frozen=True)
@@ -363,11 +416,6 @@ def _first_occurrence(labels: np.ndarray) -> np.ndarray:
     first = np.empty(labels.max() + 1, dtype=np.int64)
     first[labels[::-1]] = np.arange(len(labels))[::-1]
     return first
-
-
-def _unique_frames(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    labels = _row_labels(gray.reshape(len(gray), -1))
-    return gray[_first_occurrence(labels)], labels
 
 
 def _as_gray(gray: np.ndarray) -> np.ndarray:
