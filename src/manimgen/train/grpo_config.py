@@ -1,0 +1,107 @@
+"""GRPO run config with the paper's defaults (§5), turned into TRL's `GRPOConfig` at run time.
+
+TRL 1.16 has no `max_prompt_length`: prompts longer than `max_prompt_length` tokens are dropped
+from the dataset instead (cutting a chat prompt would cut its system message).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from manimgen.train.base_config import BaseTrainingConfig
+
+LOSS_TYPES = ("grpo", "dr_grpo", "dapo", "bnpo", "cispo", "sapo", "luspo", "vespo")
+REWARD_SCALING = ("group", "batch", "none")
+VLLM_MODES = ("colocate", "server")
+
+
+@dataclass
+class GRPOTrainingConfig(BaseTrainingConfig):
+    """lr 5e-7, G 8, 2 prompts x 8 completions per step, μ 4, β 0.005, ε 0.2, Dr. GRPO loss, group
+    reward scaling, temperature 0.9, top-p 0.9, min-p 0.1, prompt/completion 409/1639 tokens.
+
+    `per_device_batch_size` counts completions per forward/backward pass on one process; the
+    remaining factor of prompts_per_step x num_generations is gradient accumulation. Each
+    generated batch is reused for `num_iterations` (μ) optimizer steps. Every checkpoint is kept
+    (LoRA checkpoints are small), one at each epoch's end among them.
+    """
+
+    learning_rate: float = 5.0e-7
+    num_train_epochs: float = 2.0
+    num_generations: int = 8
+    prompts_per_step: int = 2
+    per_device_batch_size: int = 8
+    num_iterations: int = 4
+    beta: float = 0.005
+    epsilon: float = 0.2
+    loss_type: str = "dr_grpo"
+    scale_rewards: str = "group"
+    temperature: float = 0.9
+    top_p: float = 0.9
+    min_p: float | None = 0.1
+    max_prompt_length: int = 409
+    max_completion_length: int = 1639
+    text_weight: float = 0.2
+    visual_weight: float = 0.8
+    reward_mode: Literal["arithmetic", "geometric"] = "arithmetic"
+    render_quality: str = "low"
+    render_timeout_s: float = 120.0
+    render_workers: int | None = None
+    use_vllm: bool = False
+    vllm_mode: str = "colocate"
+    save_total_limit: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.loss_type not in LOSS_TYPES:
+            raise ValueError(f"loss_type must be one of {', '.join(LOSS_TYPES)}, got {self.loss_type!r}")
+        if self.scale_rewards not in REWARD_SCALING:
+            raise ValueError(f"scale_rewards must be one of {', '.join(REWARD_SCALING)}, got {self.scale_rewards!r}")
+        if self.vllm_mode not in VLLM_MODES:
+            raise ValueError(f"vllm_mode must be one of {', '.join(VLLM_MODES)}, got {self.vllm_mode!r}")
+        if self.num_generations < 2:
+            raise ValueError("num_generations must be at least 2: GRPO compares completions within a group")
+        if self.reward_mode not in ("arithmetic", "geometric"):
+            raise ValueError(f"reward_mode must be arithmetic or geometric, got {self.reward_mode!r}")
+
+    @property
+    def completions_per_step(self) -> int:
+        return self.prompts_per_step * self.num_generations
+
+    def gradient_accumulation(self, world_size: int) -> int:
+        per_pass = self.per_device_batch_size * world_size
+        if self.completions_per_step % per_pass:
+            raise ValueError(
+                f"prompts_per_step x num_generations = {self.completions_per_step} completions is not a multiple of "
+                f"per_device_batch_size {self.per_device_batch_size} x {world_size} processes; change one of them"
+            )
+        return self.completions_per_step // per_pass
+
+    def trl_config(self, output_dir: str | Path, *, world_size: int, use_cpu: bool) -> Any:
+        """TRL's GRPOConfig; the generation batch is exactly one step's prompts x completions."""
+        from trl import GRPOConfig
+
+        options = {
+            **self.common_trl_options(use_cpu),
+            "output_dir": str(output_dir),
+            "save_strategy": "steps",
+            "per_device_train_batch_size": self.per_device_batch_size,
+            "gradient_accumulation_steps": self.gradient_accumulation(world_size),
+            "num_generations": self.num_generations,
+            "num_iterations": self.num_iterations,
+            "beta": self.beta,
+            "epsilon": self.epsilon,
+            "loss_type": self.loss_type,
+            "scale_rewards": self.scale_rewards,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "min_p": self.min_p,
+            "max_completion_length": self.max_completion_length,
+            "use_vllm": self.use_vllm,
+            "vllm_mode": self.vllm_mode,
+            "remove_unused_columns": False,
+            **self.trl,
+        }
+        return GRPOConfig(**options)

@@ -1,0 +1,60 @@
+"""What a finished run hands back, and the record it leaves beside its adapter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from manimgen.train.model import write_record
+
+
+@dataclass
+class TrainResult:
+    """The adapter folder and the model spec that loads it (`hf:BASE+ADAPTER`)."""
+
+    kind: str
+    output_dir: Path
+    base: str
+    steps: int
+    seconds: float
+    metrics: dict[str, float] = field(default_factory=dict)
+    skipped_tasks: list[str] = field(default_factory=list)
+
+    @property
+    def spec(self) -> str:
+        return f"hf:{self.base}+{self.output_dir}"
+
+
+def finish(trainer: Any, result: TrainResult, config: dict[str, Any], extra: dict[str, Any] | None = None) -> TrainResult:
+    """Save the adapter (and tokenizer) to the output folder and write the run record there."""
+    trainer.save_model(str(result.output_dir))
+    if trainer.is_world_process_zero():
+        write_record(
+            result.output_dir,
+            {
+                "kind": result.kind,
+                "base": result.base,
+                "spec": result.spec,
+                "steps": result.steps,
+                "seconds": round(result.seconds, 1),
+                "metrics": result.metrics,
+                "skipped_tasks": result.skipped_tasks,
+                "four_bit": bool(getattr(trainer.model.get_base_model(), "is_loaded_in_4bit", False)),
+                "processes": trainer.accelerator.num_processes,
+                "distributed": f"{trainer.accelerator.distributed_type.value} ({trainer.accelerator.state.backend or 'no backend'})",
+                "config": config,
+                **(extra or {}),
+            },
+        )
+    return result
+
+
+def final_metrics(trainer: Any) -> dict[str, float]:
+    """The last value of every scalar the trainer logged, and the best checkpoint's metric."""
+    metrics: dict[str, float] = {}
+    for entry in trainer.state.log_history:
+        metrics.update({key: float(value) for key, value in entry.items() if isinstance(value, (int, float))})
+    if trainer.state.best_metric is not None:
+        metrics["best_metric"] = float(trainer.state.best_metric)
+    return metrics

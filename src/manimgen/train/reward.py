@@ -1,0 +1,167 @@
+"""The paper's unified reward as a plain TRL reward function: R = λ_T·R_T + λ_V·R_V.
+
+R_T is CodeBERTBLEU of the extracted code against the reference (0 with no code); R_V is VS of
+its render against the reference's render (0 when the render fails or times out). A whole batch
+goes through one `Scorer.score_many` call, so every completion renders in parallel in the
+sandboxed pool, identical completions render once, and each reference is rendered and embedded
+once and then served from the scorer's cache (the paper re-renders it for every completion).
+
+"geometric" mode is the weighted geometric mean R_T^(λ_T/Σλ) · R_V^(λ_V/Σλ); equal weights give
+the paper's √(R_T·R_V).
+
+A reference that does not render (a broken task, not the model's fault) gets its completions no
+reward (None: TRL leaves them out of the group baseline, with zero advantage) instead of stopping the run.
+
+Per batch the mean R_T, mean R_V, render success rate and mean R are kept in `last_stats` and, when
+TRL passes its `log_metric` hook (TRL 1.16 does, averaging over each logging step), logged beside
+the trainer's metrics as `manim/text`, `manim/visual`, `manim/render_ok` and `manim/unscored`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+RewardMode = Literal["arithmetic", "geometric"]
+
+
+@dataclass(frozen=True)
+class RewardStats:
+    """One batch's reward components, averaged over its scored completions."""
+
+    count: int
+    text: float
+    visual: float
+    render_ok: float
+    reward: float
+    broken_references: int = 0
+
+    def as_metrics(self) -> dict[str, float]:
+        """What is logged each step (TRL logs the mean reward itself as `reward`)."""
+        return {
+            "manim/text": self.text,
+            "manim/visual": self.visual,
+            "manim/render_ok": self.render_ok,
+            "manim/unscored": float(self.broken_references),
+        }
+
+
+def completion_text(completion: Any) -> str:
+    """A completion as TRL passes it: plain text, or a conversational list of messages."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence):
+        return "".join(str(message.get("content") or "") for message in completion if message.get("role") == "assistant")
+    raise TypeError(f"a completion must be text or a list of chat messages, got {type(completion).__name__}")
+
+
+def default_render_workers() -> int:
+    """The cores of this node shared among the trainer processes on it (each rank renders its own)."""
+    local_processes = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+    return max(1, (os.cpu_count() or 1) // max(1, local_processes))
+
+
+class ManimReward:
+    """A TRL reward function `(prompts, completions, reference_code, **kwargs) -> list[float | None]`."""
+
+    def __init__(
+        self,
+        text_weight: float = 0.2,
+        visual_weight: float = 0.8,
+        mode: RewardMode = "arithmetic",
+        *,
+        quality: str = "low",
+        timeout_s: float = 120.0,
+        workers: int | None = None,
+        scorer: Any | None = None,
+    ) -> None:
+        if text_weight < 0 or visual_weight < 0 or text_weight + visual_weight <= 0:
+            raise ValueError(f"reward weights must be non-negative and not both 0, got {text_weight}, {visual_weight}")
+        if mode not in ("arithmetic", "geometric"):
+            raise ValueError(f"reward mode must be arithmetic or geometric, got {mode!r}")
+        self.text_weight = text_weight
+        self.visual_weight = visual_weight
+        self.mode = mode
+        self._scorer_options = {"quality": quality, "timeout_s": timeout_s, "workers": workers or default_render_workers()}
+        self._scorer = scorer
+        self.last_stats: RewardStats | None = None
+
+    @property
+    def scorer(self) -> Any:
+        """Built on first use: the embedders load only when a reward is actually computed."""
+        if self._scorer is None:
+            from manimgen.metrics.score import Scorer
+
+            self._scorer = Scorer(**self._scorer_options)
+        return self._scorer
+
+    def combine(self, text: float, visual: float) -> float:
+        if self.mode == "arithmetic":
+            return self.text_weight * text + self.visual_weight * visual
+        total = self.text_weight + self.visual_weight
+        return math.prod(max(value, 0.0) ** (weight / total) for value, weight in ((text, self.text_weight), (visual, self.visual_weight)))
+
+    def __call__(
+        self,
+        prompts: Sequence[Any],
+        completions: Sequence[Any],
+        reference_code: Sequence[str],
+        log_metric: Callable[[str, float], None] | None = None,
+        **_: Any,
+    ) -> list[float | None]:
+        from manimgen.agent.extract import extract_code
+
+        if len(completions) != len(reference_code):
+            raise ValueError(f"{len(completions)} completions but {len(reference_code)} references; pass one per completion")
+        codes = [extract_code(completion_text(completion)) for completion in completions]
+        scores = self._score(list(zip(reference_code, codes)))
+        rewards: list[float | None] = []
+        texts, visuals, rendered = [], [], []
+        for score, code in zip(scores, codes):
+            if score is None:
+                rewards.append(None)
+                continue
+            texts.append(score.cbb if code is not None else 0.0)
+            visuals.append(score.vs if score.rendered else 0.0)
+            rendered.append(float(score.rendered))
+            rewards.append(self.combine(texts[-1], visuals[-1]))
+        scored = [reward for reward in rewards if reward is not None]
+        self.last_stats = RewardStats(
+            count=len(scored),
+            text=_mean(texts),
+            visual=_mean(visuals),
+            render_ok=_mean(rendered),
+            reward=_mean(scored),
+            broken_references=len(rewards) - len(scored),
+        )
+        if log_metric is not None:
+            for name, value in self.last_stats.as_metrics().items():
+                log_metric(name, value)
+        return rewards
+
+    def _score(self, items: list[tuple[str, str | None]]) -> list[Any | None]:
+        """One `score_many` for the batch; if a reference does not render, its completions get None
+        (TRL's "no reward": zero advantage) and the other references are scored from the render cache."""
+        from manimgen.metrics.score import ReferenceRenderError
+
+        try:
+            return self.scorer.score_many(items)
+        except ReferenceRenderError:
+            pass
+        scores: list[Any | None] = [None] * len(items)
+        for reference in dict.fromkeys(reference for reference, _ in items):
+            positions = [index for index, (other, _) in enumerate(items) if other == reference]
+            try:
+                group = self.scorer.score_many([items[index] for index in positions])
+            except ReferenceRenderError:
+                continue
+            for index, score in zip(positions, group):
+                scores[index] = score
+        return scores
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0

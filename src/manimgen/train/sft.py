@@ -1,0 +1,88 @@
+"""Supervised fine-tuning: TRL's SFTTrainer with a LoRA adapter, taught to answer each description
+with its reference scene in the agent's `<CODE>` format.
+
+Loss is on the completion tokens only (TRL's `completion_only_loss` on prompt/completion rows sets
+the prompt's labels to -100). The best checkpoint by loss on the validation split is the one
+saved: the paper picked its checkpoint on the test split, which we never touch while training.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from manimgen.data import Task
+from manimgen.train.data import as_dataset, sft_rows
+from manimgen.train.model import load_base, process_device, record_base, recorded_base_of, world_size
+from manimgen.train.progress import replace_default_progress
+from manimgen.train.result import TrainResult, final_metrics, finish
+from manimgen.train.sft_config import SFTTrainingConfig
+
+CHECKPOINTS = "checkpoints"
+
+
+def build_sft_trainer(
+    model: str,
+    train_tasks: Sequence[Task],
+    eval_tasks: Sequence[Task],
+    output_dir: str | Path,
+    config: SFTTrainingConfig | None = None,
+    callbacks: Sequence[Any] = (),
+) -> Any:
+    """An SFTTrainer over `train_tasks`, selecting on `eval_tasks`; checkpoints under output_dir."""
+    import torch
+    from trl import SFTTrainer
+
+    config = config or SFTTrainingConfig()
+    if not train_tasks:
+        raise ValueError("no training tasks: check the data and --limit")
+    base = load_base(model, four_bit=config.four_bit, device=process_device())
+    args = config.trl_config(
+        Path(output_dir) / CHECKPOINTS,
+        world_size=world_size(),
+        use_cpu=not torch.cuda.is_available(),
+        has_eval=bool(eval_tasks),
+    )
+    trainer = SFTTrainer(
+        model=base.model,
+        args=args,
+        train_dataset=as_dataset(sft_rows(train_tasks)),
+        eval_dataset=as_dataset(sft_rows(eval_tasks)) if eval_tasks else None,
+        processing_class=base.tokenizer,
+        peft_config=config.lora_config(),
+        callbacks=list(callbacks),
+    )
+    record_base(trainer, base.base)
+    replace_default_progress(trainer, callbacks)
+    return trainer
+
+
+def train_sft(
+    model: str,
+    train_tasks: Sequence[Task],
+    eval_tasks: Sequence[Task],
+    output_dir: str | Path,
+    config: SFTTrainingConfig | None = None,
+    callbacks: Sequence[Any] = (),
+) -> TrainResult:
+    """Train, keep the best checkpoint by validation loss, and save its adapter in `output_dir`."""
+    config = config or SFTTrainingConfig()
+    started = time.monotonic()
+    trainer = build_sft_trainer(model, train_tasks, eval_tasks, output_dir, config, callbacks)
+    trainer.train()
+    result = TrainResult(
+        kind="sft",
+        output_dir=Path(output_dir),
+        base=recorded_base_of(trainer),
+        steps=trainer.state.global_step,
+        seconds=time.monotonic() - started,
+        metrics=final_metrics(trainer),
+    )
+    extra = {
+        "best_checkpoint": trainer.state.best_model_checkpoint,
+        "train_tasks": len(train_tasks),
+        "eval_tasks": len(eval_tasks),
+    }
+    return finish(trainer, result, config.to_dict(), extra)

@@ -1,0 +1,38 @@
+"""A test-sized, randomly initialised Qwen2 model with the real Qwen2.5 tokenizer (read from the
+embedded 0.5B GGUF), so training tests see the real chat template and token boundaries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
+
+from manimgen.llm import MissingWeightsError, ensure_gguf
+
+
+def save_tiny_qwen(folder: Path) -> Path:
+    """Two layers of width 64 over the full 151k vocabulary; skips the test without the GGUF packages."""
+    try:
+        gguf = ensure_gguf("qwen2.5-coder-0.5b", progress=False)
+    except MissingWeightsError as error:
+        pytest.skip(str(error))
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(0)
+    Qwen2ForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
