@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 from manimgen.agent import format_target
 from manimgen.bench import BenchRunner, ConfigError, RunConfig, Sample, Store, StoreError
 from manimgen.bench.config import ModelEntry, load_config, parse_config
+from manimgen.bench.generations import CACHE_NAME
 from manimgen.bench.report import compare_runs, write_report
 from manimgen.cli import app
 from manimgen.llm.scripted import ScriptedLLM
@@ -48,12 +49,13 @@ class Broken(Scene):
 """
 TASKS = ["circle-to-square", "three-dots"]
 
-# Answers in the order the grid asks (model-major, then strategy, task, seed):
-#   vanilla/circle-to-square: good               -> ok, 1 round
-#   vanilla/three-dots:       broken             -> render_failed, 1 round
-#   ritl/circle-to-square:    broken, then good  -> ok, 2 rounds
-#   ritl/three-dots:          no code, then good -> ok, 2 rounds
-ANSWERS = [format_target(GOOD), format_target(BROKEN), format_target(BROKEN), format_target(GOOD), "I cannot.", format_target(GOOD)]
+# Answers in the order the grid asks (model-major, then strategy, task, seed); every strategy's
+# first call repeats vanilla's (same messages, same seed), so it is replayed from the generation cache:
+#   vanilla/circle-to-square: good                               -> ok, 1 round
+#   vanilla/three-dots:       broken                             -> render_failed, 1 round
+#   ritl/circle-to-square:    (good, replayed)                   -> ok, 1 round
+#   ritl/three-dots:          (broken, replayed), no code, good  -> ok, 3 rounds
+ANSWERS = [format_target(GOOD), format_target(BROKEN), "I cannot.", format_target(GOOD)]
 
 MAIN_FIELDS = {  # report header prefix -> (SQL expression over the config's rows, format)
     "n": ("COUNT(*)", "{:.0f}"),
@@ -102,9 +104,15 @@ def test_grid_outcomes_are_stored(grid: tuple[Path, ScriptedLLM]) -> None:
     assert {key: (s.status, s.rounds) for key, s in samples.items()} == {
         ("vanilla", "circle-to-square"): ("ok", 1),
         ("vanilla", "three-dots"): ("render_failed", 1),
-        ("ritl", "circle-to-square"): ("ok", 2),
-        ("ritl", "three-dots"): ("ok", 2),
+        ("ritl", "circle-to-square"): ("ok", 1),
+        ("ritl", "three-dots"): ("ok", 3),
     }
+    assert len(llm.calls) == 4
+    for task in TASKS:
+        vanilla_first, ritl_first = (json.loads(samples[(strategy, task)].trace_json)["rounds"][0] for strategy in ("vanilla", "ritl"))
+        assert (vanilla_first["cached"], ritl_first["cached"]) == (False, True)
+        assert ritl_first["completion"] == vanilla_first["completion"]
+        assert ritl_first["llm_seconds"] == pytest.approx(vanilla_first["llm_seconds"], abs=0.05)
     failed = samples[("vanilla", "three-dots")]
     assert failed.render_status == "code_error" and failed.vs == 0.0 and failed.media_path is None
     assert "NoSuchMobject" in json.loads(failed.trace_json)["rounds"][0]["render"]["error_tail"]
@@ -183,6 +191,28 @@ def test_label_keeps_its_meaning_in_a_run_directory(grid: tuple[Path, ScriptedLL
     more_rounds = grid_config(run_dir, rounds=5)
     with pytest.raises(ConfigError, match="already holds strategy 'vanilla'"):
         BenchRunner(more_rounds, run_dir, llm_factory=lambda spec: ScriptedLLM(), show_progress=False).run()
+
+
+def test_stored_traces_are_replayed_without_the_cache_file(tmp_path: Path) -> None:
+    first = ScriptedLLM(format_target(GOOD), name="fixed")
+    BenchRunner(grid_config(tmp_path, strategies=["vanilla"], tasks=["circle-to-square"]), tmp_path,
+                llm_factory=lambda spec: first, show_progress=False).run()
+    (tmp_path / CACHE_NAME).unlink()
+    silent = ScriptedLLM(name="fixed")
+    BenchRunner(grid_config(tmp_path, strategies=["vanilla", "ritl"], tasks=["circle-to-square"]), tmp_path,
+                llm_factory=lambda spec: silent, show_progress=False).run()
+    with Store.open_existing(tmp_path) as store:
+        assert {sample.strategy: sample.status for sample in store.samples()} == {"vanilla": "ok", "ritl": "ok"}
+    assert silent.calls == []
+
+
+def test_generation_cache_can_be_turned_off(tmp_path: Path) -> None:
+    llm = ScriptedLLM(format_target(GOOD), format_target(BROKEN), format_target(GOOD), name="fixed")
+    config = grid_config(tmp_path, tasks=["circle-to-square"], cache_generations=False)
+    BenchRunner(config, tmp_path, llm_factory=lambda spec: llm, show_progress=False).run()
+    with Store.open_existing(tmp_path) as store:
+        assert {sample.strategy: sample.rounds for sample in store.samples()} == {"vanilla": 1, "ritl": 2}
+    assert len(llm.calls) == 3 and not (tmp_path / CACHE_NAME).exists()
 
 
 def test_sample_out_of_time_is_a_timeout(tmp_path: Path) -> None:

@@ -84,3 +84,13 @@ def test_model_is_loaded_once_per_path(small_gguf: Path, small_model: LlamaCppLL
 def test_missing_file_is_llm_error(tmp_path: Path) -> None:
     with pytest.raises(LLMError, match="not found"):
         load_model(f"gguf:{tmp_path / 'absent.gguf'}")
+
+
+def test_seeded_answer_does_not_depend_on_the_previous_call(small_model: LlamaCppLLM) -> None:
+    """With llama.cpp's prefix reuse left on, seed 2 of these four answered differently after `longer`."""
+    longer = [PROMPT[0], {"role": "user", "content": PROMPT[1]["content"] + " Add a docstring and type hints."}]
+    for seed in range(4):
+        sampling = Sampling(temperature=0.8, max_tokens=40, seed=seed)
+        after_nothing = small_model.chat(PROMPT, sampling=sampling).completions
+        small_model.chat(longer, sampling=sampling)
+        assert small_model.chat(PROMPT, sampling=sampling).completions == after_nothing, f"seed {seed}"

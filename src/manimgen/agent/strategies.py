@@ -24,7 +24,8 @@ rendering is still rendered once when the run ends, so every run ends with a ren
 
 All renders go through `manimgen.render.render` (sandboxed and cached). `config.deadline_s` is checked
 before each model call after the first: when it has passed no new round starts, the current code is
-still evaluated, and the trace records `stop_reason="deadline"`.
+still evaluated, and the trace records `stop_reason="deadline"`. A round replayed from a generation
+cache (`ChatResult.cached`) counts the seconds its original call took, so costs stay comparable.
 """
 
 from __future__ import annotations
@@ -47,12 +48,17 @@ DEFAULT_SAMPLING = Sampling(temperature=0.2, top_p=0.95, max_tokens=1024, seed=0
 OnRound = Callable[[Round], None]
 
 
+def round_sampling(sampling: Sampling, index: int) -> Sampling:
+    """The sampling of round `index`: seed + index, so a repeated prompt can still get a new answer."""
+    return sampling if sampling.seed is None else replace(sampling, seed=sampling.seed + index)
+
+
 @dataclass(frozen=True)
 class AgentConfig:
     """Settings of one run. `rounds` is K, the feedback rounds after the first generation.
 
-    Round i samples with seed `sampling.seed + i`, so a repair that gets the same prompt twice can
-    still answer differently while the whole run stays repeatable.
+    Round i samples with `round_sampling(sampling, i)`, so a repair that gets the same prompt twice
+    can still answer differently while the whole run stays repeatable.
     """
 
     rounds: int = 3
@@ -86,23 +92,23 @@ class AgentRun:
         self.deadline_hit = False
         self._on_round = on_round
         self._started = time.monotonic()
+        self._replayed_seconds = 0.0
 
     def out_of_time(self) -> bool:
         """True once the deadline has passed; ask only before starting a round, since a True is recorded."""
         deadline = self.config.deadline_s
-        if deadline is not None and time.monotonic() - self._started >= deadline:
+        if deadline is not None and time.monotonic() - self._started + self._replayed_seconds >= deadline:
             self.deadline_hit = True
         return self.deadline_hit
 
     def ask(self, kind: str, messages: list[Message]) -> Round:
         """One model call, recorded as the next round with the code extracted from its answer."""
         index = len(self.rounds)
-        sampling = self.config.sampling
-        if sampling.seed is not None:
-            sampling = replace(sampling, seed=sampling.seed + index)
         started = time.monotonic()
-        result = self.llm.chat(messages, n=1, sampling=sampling)
+        result = self.llm.chat(messages, n=1, sampling=round_sampling(self.config.sampling, index))
         completion = result.completions[0]
+        if result.cached:
+            self._replayed_seconds += result.usage.seconds
         round_ = Round(
             index=index,
             kind=kind,
@@ -111,7 +117,8 @@ class AgentRun:
             code=extract_code(completion),
             prompt_tokens=result.usage.prompt_tokens,
             completion_tokens=result.usage.completion_tokens,
-            llm_seconds=time.monotonic() - started,
+            llm_seconds=result.usage.seconds if result.cached else time.monotonic() - started,
+            cached=result.cached,
         )
         self.rounds.append(round_)
         return round_
@@ -140,7 +147,7 @@ class AgentRun:
             rounds=self.rounds,
             final_code=final.code,
             final_render=final.render,
-            seconds=time.monotonic() - self._started,
+            seconds=time.monotonic() - self._started + self._replayed_seconds,
             stop_reason=STOP_DEADLINE if self.deadline_hit else stop_reason,
         )
 

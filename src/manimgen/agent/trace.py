@@ -35,6 +35,7 @@ class Round:
     completion_tokens: int = 0
     llm_seconds: float = 0.0
     render_seconds: float = 0.0
+    cached: bool = False  # the completion was replayed; llm_seconds is what producing it cost
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +50,7 @@ class Round:
             "completion_tokens": self.completion_tokens,
             "llm_seconds": self.llm_seconds,
             "render_seconds": self.render_seconds,
+            "cached": self.cached,
         }
 
     @classmethod

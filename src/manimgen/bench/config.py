@@ -21,6 +21,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from manimgen.llm.base import Sampling
+
 LABEL_PREFIX = re.compile(r"^([A-Za-z0-9_.-]+)=(.+)$")
 DEFAULT_TIME_LIMIT_S = 1800.0
 DEFAULT_RENDER_TIMEOUT_S = 300.0
@@ -39,6 +41,10 @@ class SamplingConfig(BaseModel):
     top_p: float = Field(0.95, gt=0.0, le=1.0)
     max_tokens: int = Field(1024, gt=0)
     min_p: float | None = Field(None, ge=0.0, le=1.0)
+
+    def at_seed(self, seed: int) -> Sampling:
+        """The provider's sampling for one sample of the grid."""
+        return Sampling(temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens, seed=seed, min_p=self.min_p)
 
 
 class ModelEntry(BaseModel):
@@ -81,6 +87,8 @@ class RunConfig(BaseModel):
 
     `time_limit_s` bounds one sample's whole agent run (1800 s, as in the paper); `render_timeout_s`
     bounds each render (300 s, the paper's). Embedders left empty mean the scorer's defaults.
+    `cache_generations` replays a seeded model call already made in this run directory (see
+    manimgen.llm.cache), so the strategies share their first draft and pay for it once.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -102,6 +110,7 @@ class RunConfig(BaseModel):
     time_limit_s: float = Field(DEFAULT_TIME_LIMIT_S, gt=0)
     render_timeout_s: float = Field(DEFAULT_RENDER_TIMEOUT_S, gt=0)
     score_workers: int = Field(1, ge=1)
+    cache_generations: bool = True
 
     @field_validator("models", mode="before")
     @classmethod

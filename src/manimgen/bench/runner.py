@@ -5,7 +5,8 @@ while a small thread pool scores finished samples (render, frames, metrics), so 
 rendering and scoring overlap the next one's generation. Every scored sample is written to the
 store in one transaction, its media copied first, so a killed run resumes where it stopped: keys
 already stored are skipped. An LLMError (server down, weights missing) stops the run after the
-finished samples are flushed.
+finished samples are flushed. Seeded model calls are replayed from the run's generation cache
+(bench/generations.py), so every strategy of a model starts from the same first draft.
 """
 
 from __future__ import annotations
@@ -38,10 +39,12 @@ from rich.progress import (
 from manimgen.agent import AgentConfig, Trace, get_strategy, run_agent
 from manimgen.agent.trace import STOP_DEADLINE
 from manimgen.bench.config import ConfigError, ModelEntry, RunConfig, StrategyEntry
+from manimgen.bench.generations import open_generation_cache
 from manimgen.bench.media import copy_into, reference_media_path, remove_partials, sample_media_path
 from manimgen.bench.store import Sample, Store, StoreError, TaskRow
 from manimgen.data import Task, load_tasks
-from manimgen.llm import LLM, LLMError, Sampling, load_model
+from manimgen.llm import LLM, LLMError, load_model
+from manimgen.llm.cache import CachedLLM, GenerationCache
 from manimgen.render import RenderResult, render
 
 if TYPE_CHECKING:
@@ -141,6 +144,7 @@ class BenchRunner:
         self._copied_references: set[str] = set()
         self._failures: list[BaseException] = []
         self._ok = self._measured = self._recorded = 0
+        self._generations: GenerationCache | None = None
 
     def run(self) -> RunSummary:
         _check_strategies(self.config.strategies)
@@ -162,6 +166,8 @@ class BenchRunner:
             (self.run_dir / CONFIG_NAME).write_text(yaml.safe_dump(self.config.model_dump(mode="json"), sort_keys=False))
             session = store.start_session(self.config.model_dump(mode="json"), versions(), len(items))
             started = time.monotonic()
+            if self.config.cache_generations and pending:
+                self._generations = open_generation_cache(self.run_dir, store)
             try:
                 self._run_pending(store, session, pending)
                 status, message = "finished", None
@@ -170,6 +176,10 @@ class BenchRunner:
             except BaseException as error:
                 store.finish_session(session, "interrupted", f"{type(error).__name__}: {error}")
                 raise
+            finally:
+                if self._generations is not None:
+                    self._generations.close()
+                    self._generations = None
             store.finish_session(session, status, message)
             if status == "stopped":
                 raise BenchStopped(
@@ -213,6 +223,8 @@ class BenchRunner:
     ) -> None:
         """One model's samples: load it, generate each, hand each trace to the scoring pool, close it."""
         llm = self.llm_factory(model.spec)
+        if self._generations is not None:
+            llm = CachedLLM(llm, self._generations, model_key=model.spec)
         try:
             for item in items:
                 progress.update(bar, description=f"{item.model.name} · {item.strategy.key} · {item.task.id}")
@@ -233,10 +245,7 @@ class BenchRunner:
         sampling = self.config.strategy_sampling(item.strategy)
         agent_config = AgentConfig(
             rounds=self.config.strategy_rounds(item.strategy),
-            sampling=Sampling(
-                temperature=sampling.temperature, top_p=sampling.top_p, max_tokens=sampling.max_tokens,
-                seed=item.seed, min_p=sampling.min_p,
-            ),
+            sampling=sampling.at_seed(item.seed),
             quality=self.config.quality,
             timeout_s=self.config.render_timeout_s,
             deadline_s=self.config.time_limit_s,

@@ -34,6 +34,7 @@ class Usage:
 class ChatResult:
     completions: list[str]
     usage: Usage = field(default_factory=Usage)
+    cached: bool = False  # replayed from a GenerationCache; usage is that of the call that produced it
 
 
 class LLMError(RuntimeError):

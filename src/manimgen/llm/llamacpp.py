@@ -6,7 +6,8 @@ A model file is loaded once per process and shared by every provider built on it
 thread-safe, so calls on one loaded model are serialised.
 
 Sampling: every field is honoured. Completion i of a call uses seed `seed + i`, so n completions
-differ yet repeat exactly; without a seed each completion draws a fresh one. `min_p=None` means off.
+differ yet repeat exactly, whatever ran before (each call evaluates its whole prompt afresh); without
+a seed each completion draws a fresh one. `min_p=None` means off.
 """
 
 from __future__ import annotations
@@ -112,6 +113,9 @@ class LlamaCppLLM:
         with self._loaded.lock:
             for index in range(n):
                 seed = (sampling.seed + index) % RANDOM_SEED if sampling.seed is not None else secrets.randbits(31)
+                # llama.cpp reuses the previous call's longest common prefix; the prompt then evaluates in
+                # other batches with other rounding, and a seeded answer would depend on what ran before.
+                self._loaded.llama.reset()
                 try:
                     response = self._loaded.llama.create_chat_completion(
                         messages=list(messages),

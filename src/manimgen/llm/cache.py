@@ -1,0 +1,102 @@
+"""Replay seeded model calls from a SQLite file, so a question asked twice is paid for once.
+
+In a study every strategy opens with the same call (same messages, same seed), so a grid of five
+strategies would pay for one draft five times; with the cache it pays once, and the strategies are
+compared on the very same first draft. Only seeded calls are cached: an unseeded call is meant to
+differ every time. A replayed result carries the tokens and the wall-clock seconds of the call that
+produced it, so reported costs stay those of a fresh run, and `ChatResult.cached` says it was replayed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from manimgen.llm.base import LLM, ChatResult, Message, Sampling, Usage
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS generations (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    completions_json TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    seconds REAL NOT NULL
+)
+"""
+
+
+def generation_key(model: str, messages: list[Message], n: int, sampling: Sampling) -> str:
+    """What makes two calls the same call: the model, the exact messages, n and every sampling setting."""
+    payload = {"model": model, "messages": [dict(message) for message in messages], "n": n, "sampling": asdict(sampling)}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+class GenerationCache:
+    """The table of recorded calls; one connection, used from the thread that generates."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._db = sqlite3.connect(self.path)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(SCHEMA)
+        self._db.commit()
+
+    def get(self, key: str) -> ChatResult | None:
+        row = self._db.execute(
+            "SELECT completions_json, prompt_tokens, completion_tokens, seconds FROM generations WHERE key = ?", (key,)
+        ).fetchone()
+        if row is None:
+            return None
+        completions, prompt_tokens, completion_tokens, seconds = row
+        return ChatResult(json.loads(completions), Usage(prompt_tokens, completion_tokens, seconds), cached=True)
+
+    def put(self, key: str, model: str, result: ChatResult) -> None:
+        """Record a call; a key already recorded keeps its first answer."""
+        usage = result.usage
+        with self._db:
+            self._db.execute(
+                "INSERT OR IGNORE INTO generations VALUES (?, ?, ?, ?, ?, ?)",
+                (key, model, json.dumps(result.completions), usage.prompt_tokens, usage.completion_tokens, usage.seconds),
+            )
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM generations").fetchone()[0]
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class CachedLLM:
+    """Any provider, with its seeded calls answered from `cache` when they were asked before.
+
+    `model_key` names the weights in the key (a registry name or spec string); it defaults to the
+    provider's name.
+    """
+
+    def __init__(self, llm: LLM, cache: GenerationCache, model_key: str | None = None) -> None:
+        self.llm = llm
+        self.cache = cache
+        self.name = llm.name
+        self.model_key = model_key or llm.name
+
+    def chat(self, messages: list[Message], n: int = 1, sampling: Sampling | None = None) -> ChatResult:
+        sampling = sampling or Sampling()
+        if sampling.seed is None:
+            return self.llm.chat(messages, n=n, sampling=sampling)
+        key = generation_key(self.model_key, messages, n, sampling)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        started = time.monotonic()
+        result = self.llm.chat(messages, n=n, sampling=sampling)
+        elapsed = time.monotonic() - started
+        self.cache.put(key, self.model_key, ChatResult(result.completions, replace(result.usage, seconds=elapsed)))
+        return result
+
+    def close(self) -> None:
+        self.llm.close()
