@@ -112,7 +112,7 @@ def test_grid_outcomes_are_stored(grid: tuple[Path, ScriptedLLM]) -> None:
         vanilla_first, ritl_first = (json.loads(samples[(strategy, task)].trace_json)["rounds"][0] for strategy in ("vanilla", "ritl"))
         assert (vanilla_first["cached"], ritl_first["cached"]) == (False, True)
         assert ritl_first["completion"] == vanilla_first["completion"]
-        assert ritl_first["llm_seconds"] == pytest.approx(vanilla_first["llm_seconds"], abs=0.05)
+        assert 0 < ritl_first["llm_seconds"] <= vanilla_first["llm_seconds"], "the original call's time, cache write excluded"
     failed = samples[("vanilla", "three-dots")]
     assert failed.render_status == "code_error" and failed.vs == 0.0 and failed.media_path is None
     assert "NoSuchMobject" in json.loads(failed.trace_json)["rounds"][0]["render"]["error_tail"]
@@ -386,6 +386,15 @@ def test_config_parsing_and_errors(tmp_path: Path) -> None:
     unknown = parse_config({"models": ["a"], "strategies": ["no-such-strategy"], "split": "builtin"})
     with pytest.raises(ConfigError, match="no-such-strategy"):
         BenchRunner(unknown, tmp_path / "run", llm_factory=lambda spec: ScriptedLLM(), show_progress=False).run()
+
+
+def test_store_has_a_column_for_every_score() -> None:
+    from dataclasses import fields
+
+    from manimgen.bench.store import SCORE_COLUMNS
+    from manimgen.metrics.score import Scores
+
+    assert list(SCORE_COLUMNS) == [field.name for field in fields(Scores)]
 
 
 def test_store_upserts_and_retries_errors(tmp_path: Path) -> None:

@@ -112,6 +112,20 @@ def test_loss_falls_best_checkpoint_is_kept_and_adapter_loads(tiny_qwen: Path, t
     assert answer.usage.completion_tokens > 0
 
 
+def test_an_interrupted_run_resumes_from_its_newest_checkpoint(tiny_qwen: Path, tmp_path: Path) -> None:
+    out = tmp_path / "adapter"
+    tasks = [BUILTIN_TASKS[0]]
+    with pytest.raises(ValueError, match="no checkpoint"):
+        train_sft(f"hf:{tiny_qwen}", tasks, [], out, SFTTrainingConfig(max_steps=1, **FAST), resume=True)
+    settings = {"learning_rate": 1e-2, "batch_size": 1, "eval_strategy": "no", "save_steps": 1, **FAST}
+    train_sft(f"hf:{tiny_qwen}", tasks, [], out, SFTTrainingConfig(max_steps=2, **settings))
+    first_losses = [entry["loss"] for entry in result_history(out) if "loss" in entry]
+    result = train_sft(f"hf:{tiny_qwen}", tasks, [], out, SFTTrainingConfig(max_steps=4, **settings), resume=True)
+    history = [entry for entry in result_history(out) if "loss" in entry]
+    assert result.steps == 4 and [entry["step"] for entry in history] == [1, 2, 3, 4]
+    assert [entry["loss"] for entry in history[:2]] == first_losses
+
+
 def result_history(out: Path) -> list[dict]:
     """The log history of the last checkpoint the run wrote."""
     states = sorted((out / "checkpoints").glob("checkpoint-*/trainer_state.json"), key=lambda p: int(p.parent.name.split("-")[1]))

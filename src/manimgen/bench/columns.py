@@ -10,8 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from manimgen.bench.tables import Aggregate, is_number
-from manimgen.metrics.registry import get_metric
-from manimgen.metrics.score import METRIC_FIELDS
+from manimgen.metrics.score import metric_label as score_metric_label
 
 MISSING = "–"
 
@@ -46,11 +45,9 @@ def p_value(value: float | None) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def metric_label(field: str, image_embedders: list[str], code_embedders: list[str]) -> str:
-    """The registry's label for a Scores field, naming the embedder(s) behind it."""
-    registered = get_metric(METRIC_FIELDS[field])
-    names = {"image": image_embedders, "code": code_embedders}.get(registered.embedder_kind or "", [])
-    return get_metric(f"{registered.name}[{'/'.join(names)}]").label if names else registered.label
+def metric_header(field: str, image_embedders: list[str], code_embedders: list[str]) -> str:
+    """The label of a Scores field over a table's rows, naming every embedder behind them."""
+    return score_metric_label(field, "/".join(image_embedders) or None, "/".join(code_embedders) or None)
 
 
 @dataclass(frozen=True)
@@ -67,7 +64,7 @@ def metric_columns(image_embedders: list[str], code_embedders: list[str]) -> lis
     """The main table's numeric columns, in the order the paper discusses them."""
 
     def label(field: str) -> str:
-        return metric_label(field, image_embedders, code_embedders)
+        return metric_header(field, image_embedders, code_embedders)
 
     return [
         Column("n", "n", whole),

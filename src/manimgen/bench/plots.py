@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from manimgen.bench.columns import metric_label
+from manimgen.bench.columns import metric_header
 from manimgen.bench.store import Sample
 from manimgen.bench.tables import Aggregate, group
 
@@ -29,7 +29,7 @@ def rsr_vs_bars(rows: list[Aggregate], image_embedders: list[str], path: Path) -
     axes = figure.subplots(1, 2, sharey=True)
     width = 0.8 / max(1, len(models))
     positions = np.arange(len(strategies))
-    for ax, field, title in ((axes[0], "rsr", "RSR"), (axes[1], "vs", metric_label("vs", image_embedders, []))):
+    for ax, field, title in ((axes[0], "rsr", "RSR"), (axes[1], "vs", metric_header("vs", image_embedders, []))):
         for index, model in enumerate(models):
             values = [getattr(by_config.get((model, strategy)), field, None) or 0.0 for strategy in strategies]
             ax.bar(positions + (index - (len(models) - 1) / 2) * width, [100 * v for v in values], width, label=model)
@@ -54,13 +54,13 @@ def code_vs_scatter(samples: list[Sample], image_embedders: list[str], code_embe
             if group_model == model:
                 ax.scatter([s.cbb or 0.0 for s in rows], [s.vs or 0.0 for s in rows], s=18, alpha=0.7, label=strategy)
         ax.set_title(model, fontsize="medium")
-        ax.set_xlabel(metric_label("cbb", image_embedders, code_embedders))
+        ax.set_xlabel(metric_header("cbb", image_embedders, code_embedders))
         ax.set_xlim(0, 1)
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
         if ax.has_data():
             ax.legend(fontsize="small")
-    axes[0].set_ylabel(metric_label("vs", image_embedders, code_embedders))
+    axes[0].set_ylabel(metric_header("vs", image_embedders, code_embedders))
     return _save(figure, path)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from manimgen.bench import html, plots
-from manimgen.bench.columns import MISSING, Column, metric_columns, metric_label, p_value, percent, signed
+from manimgen.bench.columns import MISSING, Column, metric_columns, metric_header, p_value, percent, signed
 from manimgen.bench.store import Sample, Session, Store
 from manimgen.bench.tables import (
     PUBLISHED,
@@ -66,13 +66,13 @@ def published_rows(headers: list[str]) -> list[list[str]]:
 
 
 def correlations_table(rows: list[CorrelationRow], image_embedders: list[str], code_embedders: list[str]) -> Table:
-    vs = metric_label("vs", image_embedders, code_embedders)
+    vs = metric_header("vs", image_embedders, code_embedders)
     headers = ["model", "strategy", f"code metric vs {vs}", "n", "Pearson r", "p", "Spearman ρ", "p"]
     body = [
         [
             row.model,
             row.strategy,
-            metric_label(row.code_metric, image_embedders, code_embedders),
+            metric_header(row.code_metric, image_embedders, code_embedders),
             str(row.pearson.n),
             signed(row.pearson.r),
             p_value(row.pearson.p),

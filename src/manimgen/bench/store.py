@@ -21,7 +21,8 @@ from typing import Any
 STORE_NAME = "results.sqlite"
 SCHEMA_VERSION = 1
 
-# The Scores fields that get a column of their own; the whole dict is kept in scores_json as well.
+# Every Scores field gets a column of its own (a test keeps the two in step; importing Scores here
+# would load the metrics stack into every reader of a store); the whole dict is kept in scores_json too.
 SCORE_COLUMNS: dict[str, str] = {
     "render_status": "TEXT",
     "rendered": "INTEGER",

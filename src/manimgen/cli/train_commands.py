@@ -25,6 +25,7 @@ DataOption = Annotated[str, typer.Option("--data", help="manimbench, or a folder
 OutOption = Annotated[Path, typer.Option("--out", help="folder for the adapter, its run record and checkpoints")]
 MaxStepsOption = Annotated[Optional[int], typer.Option("--max-steps", help="stop after this many optimizer steps")]
 LimitOption = Annotated[Optional[int], typer.Option("--limit", help="use only the first N tasks of each split")]
+ResumeOption = Annotated[bool, typer.Option("--resume", help="continue an interrupted run in OUT from its newest checkpoint")]
 
 
 def _report(result: TrainResult) -> None:
@@ -51,6 +52,7 @@ def sft(
     epochs: Annotated[Optional[float], typer.Option("--epochs", help="training epochs (overrides the config)")] = None,
     max_steps: MaxStepsOption = None,
     limit: LimitOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Supervised LoRA fine-tuning on the train split; the best checkpoint by validation loss is kept."""
     from manimgen.data import DatasetError
@@ -64,7 +66,7 @@ def sft(
         settings = SFTTrainingConfig.from_yaml(config, num_train_epochs=epochs, max_steps=max_steps)
         train_tasks = load_split(data, "train", limit)
         eval_tasks = load_split(data, "validation", limit)
-        result = train_sft(model, train_tasks, eval_tasks, out, settings, callbacks=[RichProgress("sft")])
+        result = train_sft(model, train_tasks, eval_tasks, out, settings, callbacks=[RichProgress("sft")], resume=resume)
     except (ValueError, DatasetError, LLMError) as error:
         fail(str(error))
     _report(result)
@@ -80,6 +82,7 @@ def grpo(
     max_steps: MaxStepsOption = None,
     limit: LimitOption = None,
     use_vllm: Annotated[bool, typer.Option("--use-vllm", help="generate with vLLM (TRL's vllm_mode from the config; GPU only)")] = False,
+    resume: ResumeOption = False,
 ) -> None:
     """GRPO on the train split with the render reward, from an SFT adapter or a fresh LoRA."""
     from manimgen.data import DatasetError
@@ -92,7 +95,7 @@ def grpo(
     try:
         settings = GRPOTrainingConfig.from_yaml(config, max_steps=max_steps, use_vllm=use_vllm or None)
         tasks = load_split(data, "train", limit)
-        result = train_grpo(model, tasks, out, settings, adapter=adapter, callbacks=[RichProgress("grpo")])
+        result = train_grpo(model, tasks, out, settings, adapter=adapter, callbacks=[RichProgress("grpo")], resume=resume)
     except (ValueError, DatasetError, LLMError) as error:
         fail(str(error))
     _report(result)

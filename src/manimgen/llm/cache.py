@@ -43,6 +43,7 @@ class GenerationCache:
         self.path = Path(path)
         self._db = sqlite3.connect(self.path)
         self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # a lost last entry costs one model call, never consistency
         self._db.execute(SCHEMA)
         self._db.commit()
 

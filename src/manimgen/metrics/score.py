@@ -77,11 +77,7 @@ class Scores:
 
     def label(self, metric: str) -> str:
         """The metric's display name with the embedder behind it, e.g. ``VS[effnet-lite0]``."""
-        if metric not in METRIC_FIELDS:
-            raise ValueError(f"unknown score {metric!r}; choose one of: {', '.join(METRIC_FIELDS)}")
-        registered = get_metric(METRIC_FIELDS[metric])
-        embedder = {"image": self.image_embedder, "code": self.code_embedder}.get(registered.embedder_kind or "")
-        return get_metric(f"{registered.name}[{embedder}]").label if embedder else registered.label
+        return metric_label(metric, self.image_embedder, self.code_embedder)
 
     def labels(self) -> dict[str, str]:
         return {metric: self.label(metric) for metric in METRIC_FIELDS}
@@ -95,6 +91,15 @@ class Scores:
         if missing:
             raise ValueError(f"scores lack {', '.join(missing)}: pass a dict written by Scores.to_dict")
         return cls(**{field.name: data[field.name] for field in fields(cls)})
+
+
+def metric_label(metric: str, image_embedder: str | None, code_embedder: str | None) -> str:
+    """A Scores field's display name with the embedder(s) behind it ("a/b" for several), e.g. ``VS[effnet-lite0]``."""
+    if metric not in METRIC_FIELDS:
+        raise ValueError(f"unknown score {metric!r}; choose one of: {', '.join(METRIC_FIELDS)}")
+    registered = get_metric(METRIC_FIELDS[metric])
+    embedder = {"image": image_embedder, "code": code_embedder}.get(registered.embedder_kind or "")
+    return get_metric(f"{registered.name}[{embedder}]").label if embedder else registered.label
 
 
 @dataclass(frozen=True)

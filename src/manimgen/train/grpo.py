@@ -20,6 +20,7 @@ from transformers import TrainerCallback
 from manimgen.data import Task
 from manimgen.train.data import as_dataset, grpo_rows, prompt_length
 from manimgen.train.grpo_config import GRPOTrainingConfig
+from manimgen.train.checkpoints import checkpoints_dir, resume_from
 from manimgen.train.model import (
     load_base,
     process_device,
@@ -32,8 +33,6 @@ from manimgen.train.model import (
 from manimgen.train.progress import replace_default_progress
 from manimgen.train.result import TrainResult, final_metrics, finish
 from manimgen.train.reward import ManimReward
-
-CHECKPOINTS = "checkpoints"
 
 
 class SaveAtEpochEnd(TrainerCallback):
@@ -87,7 +86,7 @@ def build_grpo_trainer(
     if not kept:
         raise ValueError(f"every prompt is longer than max_prompt_length {config.max_prompt_length} tokens; raise it")
     kept_ids = {row["task_id"] for row in kept}
-    args = config.trl_config(Path(output_dir) / CHECKPOINTS, world_size=world_size(), use_cpu=use_cpu)
+    args = config.trl_config(checkpoints_dir(output_dir), world_size=world_size(), use_cpu=use_cpu)
     reward = reward or ManimReward(
         config.text_weight,
         config.visual_weight,
@@ -120,12 +119,15 @@ def train_grpo(
     adapter: str | Path | None = None,
     reward: Any | None = None,
     callbacks: Sequence[Any] = (),
+    resume: bool = False,
 ) -> TrainResult:
-    """Train with the render reward and save the final adapter in `output_dir`."""
+    """Train with the render reward (or, with `resume`, continue from the newest checkpoint) and save
+    the final adapter in `output_dir`."""
     config = config or GRPOTrainingConfig()
+    checkpoint = resume_from(output_dir, resume)
     started = time.monotonic()
     run = build_grpo_trainer(model, tasks, output_dir, config, adapter=adapter, reward=reward, callbacks=callbacks)
-    run.trainer.train()
+    run.trainer.train(resume_from_checkpoint=checkpoint)
     result = TrainResult(
         kind="grpo",
         output_dir=Path(output_dir),

@@ -15,12 +15,11 @@ from typing import Any
 
 from manimgen.data import Task
 from manimgen.train.data import as_dataset, sft_rows
+from manimgen.train.checkpoints import checkpoints_dir, resume_from
 from manimgen.train.model import load_base, process_device, record_base, recorded_base_of, world_size
 from manimgen.train.progress import replace_default_progress
 from manimgen.train.result import TrainResult, final_metrics, finish
 from manimgen.train.sft_config import SFTTrainingConfig
-
-CHECKPOINTS = "checkpoints"
 
 
 def build_sft_trainer(
@@ -40,7 +39,7 @@ def build_sft_trainer(
         raise ValueError("no training tasks: check the data and --limit")
     base = load_base(model, four_bit=config.four_bit, device=process_device())
     args = config.trl_config(
-        Path(output_dir) / CHECKPOINTS,
+        checkpoints_dir(output_dir),
         world_size=world_size(),
         use_cpu=not torch.cuda.is_available(),
         has_eval=bool(eval_tasks),
@@ -66,12 +65,16 @@ def train_sft(
     output_dir: str | Path,
     config: SFTTrainingConfig | None = None,
     callbacks: Sequence[Any] = (),
+    *,
+    resume: bool = False,
 ) -> TrainResult:
-    """Train, keep the best checkpoint by validation loss, and save its adapter in `output_dir`."""
+    """Train (or, with `resume`, continue from the newest checkpoint), keep the best checkpoint by
+    validation loss, and save its adapter in `output_dir`."""
     config = config or SFTTrainingConfig()
+    checkpoint = resume_from(output_dir, resume)
     started = time.monotonic()
     trainer = build_sft_trainer(model, train_tasks, eval_tasks, output_dir, config, callbacks)
-    trainer.train()
+    trainer.train(resume_from_checkpoint=checkpoint)
     result = TrainResult(
         kind="sft",
         output_dir=Path(output_dir),
