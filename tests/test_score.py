@@ -105,6 +105,18 @@ def test_score_many_renders_each_reference_once_and_matches_score(scorer):
         assert scores.to_dict() == pytest.approx(scorer.score(reference, code).to_dict(), abs=1e-12)
 
 
+def test_render_workers_outlive_a_batch_and_ast_distance_can_be_skipped(scorer):
+    with Scorer(with_ast_distance=False, workers=1) as lean:
+        first = lean.score_many([(CIRCLE.reference_code, HELLO.reference_code)])
+        workers = lean._pool
+        second = lean.score_many([(DOTS.reference_code, FORMULA.reference_code)])
+        assert workers is not None and lean._pool is workers
+    assert lean._pool is None
+    full = scorer.score(CIRCLE.reference_code, HELLO.reference_code)
+    assert first[0].ast_distance is None and second[0].ast_distance is None and full.ast_distance is not None
+    assert replace(first[0], ast_distance=None).to_dict() == pytest.approx(replace(full, ast_distance=None).to_dict(), abs=1e-6)
+
+
 def test_a_reference_that_does_not_render_raises_naming_the_task(scorer):
     broken_task = replace(CIRCLE, id="broken-reference", reference_code=BROKEN)
     with pytest.raises(ReferenceRenderError, match="broken-reference.*code_error.*Circel"):

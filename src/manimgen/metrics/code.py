@@ -60,8 +60,12 @@ def embedding_cosine(reference: str, generated: str, embedder: CodeEmbedder | st
 @register_metric("cbb", inputs="code", title="CBB", embedder_kind="code", default_embedder=DEFAULT_CODE_EMBEDDER)
 def code_bert_bleu(reference: str, generated: str, embedder: CodeEmbedder | str = DEFAULT_CODE_EMBEDDER) -> float:
     """CodeBERTBLEU = √(CodeBLEU × embedding cosine); a negative cosine counts as 0."""
-    similarity = embedding_cosine(reference, generated, embedder)
-    return math.sqrt(max(codebleu(reference, generated), 0.0) * max(similarity, 0.0))
+    return combine_code_bert_bleu(codebleu(reference, generated), embedding_cosine(reference, generated, embedder))
+
+
+def combine_code_bert_bleu(codebleu_score: float, cosine: float) -> float:
+    """√(CodeBLEU × cosine) from scores already computed; a negative cosine counts as 0."""
+    return math.sqrt(max(codebleu_score, 0.0) * max(cosine, 0.0))
 
 
 def syntax_error(code: str) -> bool:

@@ -25,7 +25,7 @@ import numpy as np
 
 from manimgen.data import Task
 from manimgen.metrics import embedders
-from manimgen.metrics.code import ast_distance, code_bert_bleu, codebleu, embedding_cosine, syntax_error
+from manimgen.metrics.code import ast_distance, codebleu, combine_code_bert_bleu, embedding_cosine, syntax_error
 from manimgen.metrics.dtw import DTW_METHODS, DtwMethod
 from manimgen.metrics.embedders import DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER, CodeEmbedder
 from manimgen.metrics.registry import get_metric
@@ -68,7 +68,7 @@ class Scores:
     codebleu: float
     code_cosine: float
     cbb: float
-    ast_distance: float
+    ast_distance: float | None  # None when the scorer was asked not to compute it (the GRPO reward)
     syntax_error: bool
     image_embedder: str
     code_embedder: str
@@ -181,6 +181,7 @@ class Scorer:
         timeout_s: float = 300.0,
         workers: int | None = None,
         reference_cache_size: int = REFERENCE_CACHE_SIZE,
+        with_ast_distance: bool = True,
     ) -> None:
         get_quality(quality)
         if dtw not in DTW_METHODS:
@@ -192,6 +193,8 @@ class Scorer:
         self._image = embedders.image_embedder(image_embedder)
         self._code = MemoCodeEmbedder(embedders.code_embedder(code_embedder))
         self._references: LruCache[ReferenceRender] = LruCache(reference_cache_size)
+        self.with_ast_distance = with_ast_distance
+        self._pool: RenderPool | None = None
 
     @property
     def image_embedder(self) -> str:
@@ -215,35 +218,66 @@ class Scorer:
 
     def score_many(self, items: Sequence[tuple[str, str | None]]) -> list[Scores]:
         """Scores of (reference_code, code) pairs, in order. Every distinct code and each reference
-        not yet in memory is rendered once, all in parallel, before anything is scored."""
+        not yet in memory is rendered once, all in parallel on the scorer's render pool (kept warm
+        between calls); the code metrics are computed while the renders run."""
         positions: dict[str, list[int]] = {}
         for position, (reference, _) in enumerate(items):
             positions.setdefault(reference, []).append(position)
         pending = [reference for reference in positions if self._reference_key(reference) not in self._references]
         codes = list(dict.fromkeys(pending + [code for _, code in items if _has_code(code)]))
-        with RenderPool(self.workers, timeout_s=self.timeout_s) as pool:
-            renders = dict(zip(codes, pool.map([RenderJob(code, quality=self.quality) for code in codes])))
+        pool = self._render_pool()
+        futures = {code: pool.submit(RenderJob(code, quality=self.quality)) for code in codes}
+        code_parts = [self._code_scores(reference, code) for reference, code in items]
+        renders = {code: future.result() for code, future in futures.items()}
         scores: dict[int, Scores] = {}
         for reference, group in positions.items():  # grouped: each reference is prepared once, cache bound or not
             prepared = self._reference(reference, f"the reference of item {group[0]}", renders.get(reference))
             for position in group:
                 code = items[position][1]
-                scores[position] = self._scores(prepared, reference, code, renders.get(code or ""))
+                scores[position] = self._scores(prepared, code, renders.get(code or ""), code_parts[position])
         return [scores[position] for position in range(len(items))]
+
+    def close(self) -> None:
+        """Stop the render workers; a later `score_many` starts new ones."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def __enter__(self) -> Scorer:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _render_pool(self) -> RenderPool:
+        if self._pool is None:
+            self._pool = RenderPool(self.workers, timeout_s=self.timeout_s)
+        return self._pool
 
     def _score(self, reference_code: str, code: str | None, render_result: RenderResult | None, name: str) -> Scores:
         prepared = self._reference(reference_code, name)
         if render_result is None and _has_code(code):
             render_result = render(code, quality=self.quality, timeout_s=self.timeout_s)
-        return self._scores(prepared, reference_code, code, render_result)
+        return self._scores(prepared, code, render_result, self._code_scores(reference_code, code))
+
+    def _code_scores(self, reference_code: str, code: str | None) -> dict[str, Any]:
+        """The metrics that read the two sources only (no render needed)."""
+        generated = code if _has_code(code) else ""
+        bleu, cosine = codebleu(reference_code, generated), embedding_cosine(reference_code, generated, self._code)
+        return {
+            "codebleu": bleu,
+            "code_cosine": cosine,
+            "cbb": combine_code_bert_bleu(bleu, cosine),
+            "ast_distance": ast_distance(reference_code, generated) if self.with_ast_distance else None,
+            "syntax_error": syntax_error(generated),
+        }
 
     def _scores(
-        self, reference: ReferenceRender, reference_code: str, code: str | None, result: RenderResult | None
+        self, reference: ReferenceRender, code: str | None, result: RenderResult | None, code_scores: dict[str, Any]
     ) -> Scores:
-        generated = code if _has_code(code) else ""
         visual: VisualScore | None = None
         status = NO_CODE
-        if generated and result is not None:
+        if _has_code(code) and result is not None:
             if result.quality != self.quality:
                 raise ValueError(
                     f"the given render is at quality {result.quality!r}; the scorer compares at {self.quality!r}"
@@ -262,11 +296,7 @@ class Scorer:
             vs=visual.vs if visual else 0.0,
             ssim_dtw=visual.ssim_dtw if visual else 0.0,
             sem_dtw=visual.sem_dtw if visual else 0.0,
-            codebleu=codebleu(reference_code, generated),
-            code_cosine=embedding_cosine(reference_code, generated, self._code),
-            cbb=code_bert_bleu(reference_code, generated, self._code),
-            ast_distance=ast_distance(reference_code, generated),
-            syntax_error=syntax_error(generated),
+            **code_scores,
             image_embedder=self.image_embedder,
             code_embedder=self.code_embedder,
             dtw=self.dtw,

@@ -127,7 +127,11 @@ def train_grpo(
     checkpoint = resume_from(output_dir, resume)
     started = time.monotonic()
     run = build_grpo_trainer(model, tasks, output_dir, config, adapter=adapter, reward=reward, callbacks=callbacks)
-    run.trainer.train(resume_from_checkpoint=checkpoint)
+    try:
+        run.trainer.train(resume_from_checkpoint=checkpoint)
+    finally:
+        if reward is None:  # ours: stop its render workers; a caller's reward is the caller's to close
+            run.reward.close()
     result = TrainResult(
         kind="grpo",
         output_dir=Path(output_dir),

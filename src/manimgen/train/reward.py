@@ -4,7 +4,9 @@ R_T is CodeBERTBLEU of the extracted code against the reference (0 with no code)
 its render against the reference's render (0 when the render fails or times out). A whole batch
 goes through one `Scorer.score_many` call, so every completion renders in parallel in the
 sandboxed pool, identical completions render once, and each reference is rendered and embedded
-once and then served from the scorer's cache (the paper re-renders it for every completion).
+once and then served from the scorer's cache (the paper re-renders it for every completion). The
+pool's warm workers live from the first step to `close()`, the code metrics are computed while the
+renders run, and the AST distance, which the reward does not use, is not computed.
 
 "geometric" mode is the weighted geometric mean R_T^(λ_T/Σλ) · R_V^(λ_V/Σλ); equal weights give
 the paper's √(R_T·R_V).
@@ -85,7 +87,9 @@ class ManimReward:
         self.text_weight = text_weight
         self.visual_weight = visual_weight
         self.mode = mode
-        self._scorer_options = {"quality": quality, "timeout_s": timeout_s, "workers": workers or default_render_workers()}
+        self._scorer_options = {
+            "quality": quality, "timeout_s": timeout_s, "workers": workers or default_render_workers(), "with_ast_distance": False,
+        }
         self._scorer = scorer
         self.last_stats: RewardStats | None = None
 
@@ -97,6 +101,11 @@ class ManimReward:
 
             self._scorer = Scorer(**self._scorer_options)
         return self._scorer
+
+    def close(self) -> None:
+        """Stop the scorer's render workers (they stay up between steps); the next call starts them again."""
+        if self._scorer is not None:
+            self._scorer.close()
 
     def combine(self, text: float, visual: float) -> float:
         if self.mode == "arithmetic":
