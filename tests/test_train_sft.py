@@ -46,6 +46,14 @@ def test_shipped_config_is_the_papers_and_reaches_trl(tmp_path: Path) -> None:
     assert args.load_best_model_at_end and args.metric_for_best_model == "eval_loss"
 
 
+def test_cpu_config_checkpoints_where_it_evaluates(tmp_path: Path) -> None:
+    config = SFTTrainingConfig.from_yaml(REPO / "configs" / "sft-cpu.yaml")
+    args = config.trl_config(tmp_path, world_size=1, use_cpu=True, has_eval=True)
+    assert (args.num_train_epochs, args.gradient_accumulation_steps, args.activation_checkpointing) == (1, 8, False)
+    assert args.eval_strategy == args.save_strategy == "steps" and args.eval_steps == args.save_steps == 6
+    assert args.load_best_model_at_end
+
+
 def test_yaml_overrides_and_bad_keys(tmp_path: Path) -> None:
     path = tmp_path / "run.yaml"
     path.write_text("learning_rate: 3e-5\nbatch_size: 4\ntrl:\n  logging_first_step: true\n")
