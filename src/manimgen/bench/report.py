@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,12 @@ def markdown_table(table: Table) -> str:
 
 def run_info(run_dir: Path, sessions: list[Session], samples: list[Sample]) -> list[str]:
     lines = [f"run directory: {run_dir.name}", f"samples: {len(samples)}"]
+    agent_seconds = sum(sample.seconds or 0.0 for sample in samples)
+    if agent_seconds:
+        lines.append(
+            f"agent time: {agent_seconds / 3600:.2f} h, the sum of the samples' seconds (samples are generated "
+            "one after another and scored alongside, so this is the run's wall time less model loading and pauses)"
+        )
     if sessions:
         last = sessions[-1]
         config = last.config
@@ -104,10 +111,18 @@ def run_info(run_dir: Path, sessions: list[Session], samples: list[Sample]) -> l
         )
         lines.append("versions: " + ", ".join(f"{name} {value}" for name, value in sorted(last.versions.items())))
         for session in sessions:
-            end = f"{session.status} {session.finished_at}" if session.finished_at else "did not finish (killed or still running)"
+            end = (
+                f"{session.status} {session.finished_at} ({_hours_between(session.started_at, session.finished_at)})"
+                if session.finished_at else "did not finish (killed or still running)"
+            )
             message = f": {session.message}" if session.message else ""
             lines.append(f"session {session.id}: started {session.started_at}, {end}{message}")
     return lines
+
+
+def _hours_between(started: str, finished: str) -> str:
+    seconds = (datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds()
+    return f"{seconds / 3600:.2f} h"
 
 
 def notes(samples: list[Sample], sessions: list[Session], paper_rows: bool) -> list[str]:
