@@ -46,6 +46,14 @@ def test_shipped_config_is_the_papers_and_reaches_trl(tmp_path: Path) -> None:
         GRPOTrainingConfig(per_device_batch_size=3).gradient_accumulation(1)
 
 
+def test_cpu_config_keeps_every_train_prompt_and_one_group_per_step(tmp_path: Path) -> None:
+    config = GRPOTrainingConfig.from_yaml(REPO / "configs" / "grpo-cpu.yaml")
+    args = config.trl_config(tmp_path, world_size=1, use_cpu=True)
+    assert args.generation_batch_size == args.num_generations == 4 and args.num_iterations == 1
+    assert (args.loss_type, args.max_completion_length, args.save_steps) == ("dr_grpo", 512, 1)
+    assert config.max_prompt_length >= 608  # the longest ManimBench train prompt, in Qwen2.5 tokens
+
+
 def test_two_steps_with_the_real_reward_and_long_prompts_left_out(tiny_qwen: Path, tmp_path: Path) -> None:
     long_task = Task("long", "a circle " * 300, BUILTIN_TASKS[0].reference_code, "Basic", "train")
     reward = ManimReward(workers=2)
