@@ -8,6 +8,7 @@ deleted, still replays the calls it has already paid for.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from manimgen.agent.strategies import round_sampling
@@ -23,6 +24,12 @@ CACHE_NAME = "generations.sqlite"
 def open_generation_cache(run_dir: Path, store: Store) -> GenerationCache:
     """The run's cache, with the rounds of every stored trace entered (known keys are left as they are)."""
     cache = GenerationCache(Path(run_dir) / CACHE_NAME)
+    cache.put_many(_stored_calls(store))
+    return cache
+
+
+def _stored_calls(store: Store) -> Iterator[tuple[str, str, ChatResult]]:
+    """(key, model, result) of every round of every stored trace."""
     for sample in store.samples(with_trace=True):
         if not sample.trace_json:
             continue
@@ -30,5 +37,4 @@ def open_generation_cache(run_dir: Path, store: Store) -> GenerationCache:
         for round_ in Trace.from_json(sample.trace_json).rounds:
             key = generation_key(sample.model_spec, round_.messages, 1, round_sampling(sampling, round_.index))
             usage = Usage(round_.prompt_tokens, round_.completion_tokens, round_.llm_seconds)
-            cache.put(key, sample.model_spec, ChatResult([round_.completion], usage))
-    return cache
+            yield key, sample.model_spec, ChatResult([round_.completion], usage)

@@ -13,6 +13,7 @@ import hashlib
 import json
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -58,12 +59,16 @@ class GenerationCache:
 
     def put(self, key: str, model: str, result: ChatResult) -> None:
         """Record a call; a key already recorded keeps its first answer."""
-        usage = result.usage
+        self.put_many([(key, model, result)])
+
+    def put_many(self, entries: Iterable[tuple[str, str, ChatResult]]) -> None:
+        """Record (key, model, result) calls in one transaction; recorded keys keep their first answer."""
+        rows = [
+            (key, model, json.dumps(result.completions), result.usage.prompt_tokens, result.usage.completion_tokens, result.usage.seconds)
+            for key, model, result in entries
+        ]
         with self._db:
-            self._db.execute(
-                "INSERT OR IGNORE INTO generations VALUES (?, ?, ?, ?, ?, ?)",
-                (key, model, json.dumps(result.completions), usage.prompt_tokens, usage.completion_tokens, usage.seconds),
-            )
+            self._db.executemany("INSERT OR IGNORE INTO generations VALUES (?, ?, ?, ?, ?, ?)", rows)
 
     def __len__(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM generations").fetchone()[0]

@@ -18,9 +18,9 @@ from typing import Any
 from transformers import TrainerCallback
 
 from manimgen.data import Task
+from manimgen.train.checkpoints import checkpoints_dir, resume_from
 from manimgen.train.data import as_dataset, grpo_rows, prompt_length
 from manimgen.train.grpo_config import GRPOTrainingConfig
-from manimgen.train.checkpoints import checkpoints_dir, resume_from
 from manimgen.train.model import (
     load_base,
     process_device,

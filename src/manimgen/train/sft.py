@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from manimgen.data import Task
-from manimgen.train.data import as_dataset, sft_rows
 from manimgen.train.checkpoints import checkpoints_dir, resume_from
+from manimgen.train.data import as_dataset, sft_rows
 from manimgen.train.model import load_base, process_device, record_base, recorded_base_of, world_size
 from manimgen.train.progress import replace_default_progress
 from manimgen.train.result import TrainResult, final_metrics, finish
