@@ -163,6 +163,21 @@ def test_report_complexity_and_correlation_tables(grid: tuple[Path, ScriptedLLM]
         assert (run_dir / "plots" / plot).read_bytes().startswith(b"\x89PNG")
 
 
+def test_report_pairs_each_strategy_with_vanilla(grid: tuple[Path, ScriptedLLM]) -> None:
+    run_dir, _ = grid
+    headers, rows = markdown_section((run_dir / "report.md").read_text(), "Against vanilla (paired by task)")
+    (ritl,) = rows
+    cells = dict(zip(headers, ritl))
+    assert (cells["strategy"], cells["n"], cells["fixed"], cells["broken"]) == ("ritl", "2", "1", "0")
+    assert cells["RSR vanilla → strategy"] == "50.0% → 100.0%" and cells["LLM calls"] == "2.00"
+    connection = sqlite3.connect(run_dir / "results.sqlite")
+    vs = dict(connection.execute("SELECT strategy, AVG(vs) FROM samples GROUP BY strategy").fetchall())
+    assert cells["VS per call"] == f"{vs['ritl'] / 2:.3f}"
+    assert cells["ΔVS per extra call"] == f"{vs['ritl'] - vs['vanilla']:+.3f}"  # one extra call on average
+    (data,) = json.loads((run_dir / "report.json").read_text())["against_vanilla"]
+    assert (data["fixed"], data["broken"], data["baseline"]["rsr"], data["ours"]["rsr"]) == (1, 0, 0.5, 1.0)
+
+
 def test_html_points_only_at_files_that_exist(grid: tuple[Path, ScriptedLLM]) -> None:
     run_dir, _ = grid
     page = (run_dir / "report.html").read_text()

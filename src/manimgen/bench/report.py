@@ -1,6 +1,7 @@
 """`report.md`, `report.html`, `report.json` and `plots/` of a run directory, all from its store.
 
-The main table is one row per (model, strategy); the same means split by task complexity; how each
+The main table is one row per (model, strategy); the same means split by task complexity; each
+strategy against vanilla task by task (what its repairs fixed and broke, VS per LLM call); how each
 code metric correlates with VS (Pearson and Spearman, with n and p); plots; and a gallery. The
 paper's published numbers can be added as rows labelled as such, with a note whenever our
 embedders are not the paper's (CLIP ViT-L/14, CodeBERT), since VS and CBB then differ in value.
@@ -15,23 +16,37 @@ from pathlib import Path
 from typing import Any
 
 from manimgen.bench import html, plots
-from manimgen.bench.columns import MISSING, Column, metric_columns, metric_header, p_value, percent, signed
+from manimgen.bench.columns import (
+    MISSING,
+    Column,
+    metric_columns,
+    metric_header,
+    one_place,
+    p_value,
+    percent,
+    score,
+    signed,
+    two_places,
+)
 from manimgen.bench.store import Sample, Session, Store
 from manimgen.bench.tables import (
     PUBLISHED,
     Aggregate,
     ConfigDelta,
     CorrelationRow,
+    PairedGain,
     compare,
     complexity_table,
     correlation_table,
     differs_from_paper,
     embedders,
     main_table,
+    paired_gains,
 )
 
 Table = html.Table
 COMPLEXITY_FIELDS = ("n", "rsr", "vs", "cbb", "codebleu", "ast_distance")
+GAINS_HEADING = "Against vanilla (paired by task)"
 
 
 @dataclass(frozen=True)
@@ -79,6 +94,31 @@ def correlations_table(rows: list[CorrelationRow], image_embedders: list[str], c
             p_value(row.pearson.p),
             signed(row.spearman.r),
             p_value(row.spearman.p),
+        ]
+        for row in rows
+    ]
+    return headers, body
+
+
+def gains_table(rows: list[PairedGain], image_embedders: list[str], code_embedders: list[str]) -> Table:
+    vs = metric_header("vs", image_embedders, code_embedders)
+    headers = [
+        "model", "strategy", "n", "fixed", "broken", "RSR vanilla → strategy", f"{vs} vanilla → strategy",
+        "LLM calls", "VS per call", "ΔVS per extra call", "seconds",
+    ]
+    body = [
+        [
+            row.model,
+            row.strategy,
+            str(row.n),
+            str(row.fixed),
+            str(row.broken),
+            f"{percent(row.baseline.rsr)} → {percent(row.ours.rsr)}",
+            f"{percent(row.baseline.vs)} → {percent(row.ours.vs)}",
+            two_places(row.ours.llm_calls),
+            score(row.vs_per_call),
+            signed(row.vs_gain_per_extra_call),
+            one_place(row.ours.seconds),
         ]
         for row in rows
     ]
@@ -168,6 +208,7 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
     )
     correlation_rows = correlation_table(samples)
     correlations = correlations_table(correlation_rows, images, codes)
+    gain_rows = paired_gains(samples)
     plot_dir = run_dir / plots.PLOTS_DIR
     plot_files = [
         plots.rsr_vs_bars(main_rows, images, plot_dir / plots.RSR_VS_NAME),
@@ -180,6 +221,7 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
     sections = [
         ("Main table", main),
         ("By complexity", by_complexity),
+        (GAINS_HEADING, gains_table(gain_rows, images, codes)),
         ("Code ↔ visual correlation (per model × strategy)", correlations),
     ]
 
@@ -198,11 +240,13 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
     html_path.write_text(page, encoding="utf-8")
 
     json_path = run_dir / "report.json"
-    json_path.write_text(json.dumps(_report_data(main_rows, samples, correlation_rows), indent=2, allow_nan=False, default=str))
+    json_path.write_text(json.dumps(_report_data(main_rows, samples, correlation_rows, gain_rows), indent=2, allow_nan=False, default=str))
     return ReportFiles(markdown_path, html_path, json_path, plot_files)
 
 
-def _report_data(main_rows: list[Aggregate], samples: list[Sample], correlation_rows: list[CorrelationRow]) -> dict[str, Any]:
+def _report_data(
+    main_rows: list[Aggregate], samples: list[Sample], correlation_rows: list[CorrelationRow], gain_rows: list[PairedGain]
+) -> dict[str, Any]:
     """The tables' unrounded numbers, for anyone who wants to plot or test them."""
 
     def clean(value: Any) -> Any:
@@ -219,6 +263,10 @@ def _report_data(main_rows: list[Aggregate], samples: list[Sample], correlation_
         "main": [clean(asdict(row)) for row in main_rows],
         "by_complexity": [clean(asdict(row)) for row in complexity_table(samples)],
         "correlations": [clean(asdict(row)) for row in correlation_rows],
+        "against_vanilla": [
+            clean({**asdict(row), "vs_per_call": row.vs_per_call, "vs_gain_per_extra_call": row.vs_gain_per_extra_call})
+            for row in gain_rows
+        ],
     }
 
 

@@ -18,6 +18,7 @@ COMPLEXITIES = ("Basic", "Intermediate", "Advanced")
 CODE_METRICS = ("cbb", "codebleu", "code_cosine", "ast_distance")
 PAPER_IMAGE_EMBEDDER = "clip-vit-l-14"
 PAPER_CODE_EMBEDDER = "codebert"
+BASELINE_STRATEGY = "vanilla"
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,67 @@ def correlation_table(samples: Sequence[Sample]) -> list[CorrelationRow]:
             code = [getattr(sample, metric) for sample in measured]
             rows.append(CorrelationRow(model, strategy, metric, pearson(code, visual), spearman(code, visual)))
     return rows
+
+
+@dataclass(frozen=True)
+class PairedGain:
+    """A strategy against its model's vanilla samples, over the (task, seed) pairs both measured.
+
+    Pairing matters because a grid's strategies start from the same cached first draft: `fixed`
+    and `broken` count the tasks whose outcome the strategy's repair changed, and the per-call
+    figures say what each extra LLM call bought.
+    """
+
+    model: str
+    strategy: str
+    n: int
+    fixed: int
+    broken: int
+    baseline: Aggregate
+    ours: Aggregate
+
+    @property
+    def extra_calls(self) -> float | None:
+        if self.ours.llm_calls is None or self.baseline.llm_calls is None:
+            return None
+        return self.ours.llm_calls - self.baseline.llm_calls
+
+    @property
+    def vs_per_call(self) -> float | None:
+        return self.ours.vs / self.ours.llm_calls if self.ours.vs is not None and self.ours.llm_calls else None
+
+    @property
+    def vs_gain_per_extra_call(self) -> float | None:
+        extra = self.extra_calls
+        if not extra or self.ours.vs is None or self.baseline.vs is None:
+            return None
+        return (self.ours.vs - self.baseline.vs) / extra
+
+
+def paired_gains(samples: Sequence[Sample]) -> list[PairedGain]:
+    """Every non-vanilla configuration of a model that also ran vanilla, paired task by task."""
+    groups = group(sample for sample in samples if sample.status != "error")
+    gains = []
+    for (model, strategy), rows in groups.items():
+        baseline_rows = groups.get((model, BASELINE_STRATEGY))
+        if strategy == BASELINE_STRATEGY or baseline_rows is None:
+            continue
+        baseline_by_key = {(s.task_id, s.seed): s for s in baseline_rows}
+        pairs = [(baseline_by_key[(s.task_id, s.seed)], s) for s in rows if (s.task_id, s.seed) in baseline_by_key]
+        if not pairs:
+            continue
+        gains.append(
+            PairedGain(
+                model=model,
+                strategy=strategy,
+                n=len(pairs),
+                fixed=sum(not before.rendered and bool(after.rendered) for before, after in pairs),
+                broken=sum(bool(before.rendered) and not after.rendered for before, after in pairs),
+                baseline=aggregate(model, BASELINE_STRATEGY, [before for before, _ in pairs]),
+                ours=aggregate(model, strategy, [after for _, after in pairs]),
+            )
+        )
+    return gains
 
 
 def embedders(samples: Iterable[Sample]) -> tuple[list[str], list[str]]:
