@@ -6,15 +6,21 @@ geometry) and the layout findings are the real ones.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
+import numpy as np
 import pytest
+from PIL import Image
 
 import manimgen.agent.strategies as strategies
 from manimgen.agent import AgentConfig, format_target, get_strategy, list_strategies, run_agent
 from manimgen.agent.feedback_strategies import keep_best_render
+from manimgen.agent.layout import layout_findings
 from manimgen.agent.trace import STOP_MAX_ROUNDS, STOP_RENDERED
+from manimgen.llm import LLMError
 from manimgen.llm.scripted import ScriptedLLM
+from manimgen.render.frames import frames_at
 
 DESCRIPTION = "Two words side by side under a small circle."
 
@@ -43,6 +49,14 @@ class Words(Scene):
         words = VGroup(Text("left"), Text("right")).arrange(RIGHT, buff=1)
         self.add(Circle(radius=0.5).shift(2 * UP), words)
 """
+WRITTEN_OVER = """from manim import *
+
+
+class Words(Scene):
+    def construct(self):
+        self.play(Write(Text("left")), run_time=0.5)
+        self.play(FadeIn(Text("right").shift(0.3 * RIGHT)), run_time=0.5)
+"""
 CRASHING = """from manim import *
 
 
@@ -54,8 +68,8 @@ class Words(Scene):
 """
 
 
-def answers(*codes: str) -> ScriptedLLM:
-    return ScriptedLLM(*(format_target(code) for code in codes))
+def answers(*codes: str, accepts_images: bool = False) -> ScriptedLLM:
+    return ScriptedLLM(*(format_target(code) for code in codes), accepts_images=accepts_images)
 
 
 @pytest.fixture
@@ -75,7 +89,7 @@ def renders(monkeypatch) -> list[str]:
 
 
 def test_strategies_are_registered():
-    assert {"ritl-lint", "ritl-layout", "ritl-lint-layout"} <= set(list_strategies())
+    assert {"ritl-lint", "ritl-layout", "ritl-lint-layout", "ritl-layout-frames"} <= set(list_strategies())
     assert get_strategy("ritl-lint-layout").name == "ritl-lint-layout"
 
 
@@ -142,3 +156,32 @@ def test_lint_and_layout_together(renders):
     assert layout_round.render.ok and "[overlap]" in layout_round.feedback
     assert renders == [layout_round.code, final.code]
     assert trace.ok and trace.final_code == final.code
+
+
+def test_layout_frames_show_the_model_the_moment_of_the_problem():
+    llm = answers(WRITTEN_OVER, TIDY, accepts_images=True)
+    trace = run_agent(llm, DESCRIPTION, "ritl-layout-frames", AgentConfig(rounds=3))
+    first, second = trace.rounds
+    (overlap,) = layout_findings(first.render.geometry)
+    assert overlap.code == "overlap" and 1.0 <= overlap.time < 1.2  # the end of the second play call
+    assert first.feedback.endswith(f"frames on screen at t={overlap.time:.1f} s.")
+    assert "images" not in llm.prompts[0][-1]
+    (image,) = llm.prompts[1][-1]["images"]
+    assert f"frames on screen at t={overlap.time:.1f} s" in llm.prompts[1][-1]["content"]
+    shown = np.asarray(Image.open(image).convert("RGB"))
+    before_overlap, at_overlap = frames_at(first.render.output, [0.3, overlap.time])
+    assert np.array_equal(shown, at_overlap)  # the PNG is the frame itself, losslessly
+    assert (at_overlap > 128).sum() > (before_overlap > 128).sum()  # "right" is on screen now, over "left"
+    assert trace.ok and second.feedback == "" and trace.final_code == second.code
+    assert json.loads(json.dumps(trace.to_dict()))["rounds"][1]["messages"][-1]["images"] == [image]
+
+
+def test_frames_past_the_end_are_the_last_frame():
+    trace = run_agent(answers(WRITTEN_OVER), DESCRIPTION, "vanilla", AgentConfig(rounds=0))
+    first, at_end, past_end = frames_at(trace.final_render.output, [0.0, 1.0, 60.0])
+    assert np.array_equal(at_end, past_end) and not np.array_equal(first, at_end)
+
+
+def test_layout_frames_refuse_a_model_without_images():
+    with pytest.raises(LLMError, match="takes no images; use ritl-layout"):
+        run_agent(answers(WRITTEN_OVER), DESCRIPTION, "ritl-layout-frames", AgentConfig(rounds=1))

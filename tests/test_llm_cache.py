@@ -73,3 +73,19 @@ def test_a_replayed_round_costs_what_the_original_call_cost(tmp_path: Path) -> N
     assert fresh.ok and replayed.ok
     assert [r.cached for r in fresh.rounds + replayed.rounds] == [False, True]
     assert replayed.rounds[0].llm_seconds >= 0.3 and replayed.seconds >= 0.3
+
+
+def test_images_are_keyed_by_their_bytes(tmp_path: Path) -> None:
+    first, copy, other = (tmp_path / f"{name}.png" for name in ("first", "copy", "other"))
+    first.write_bytes(b"frame one")
+    copy.write_bytes(b"frame one")
+    other.write_bytes(b"frame two")
+
+    def asking(image: Path) -> list[Message]:
+        return [Message(role="user", content="Fix the layout.", images=[str(image)])]
+
+    inner = ScriptedLLM("a", "b", accepts_images=True)
+    llm = CachedLLM(inner, GenerationCache(tmp_path / "g.sqlite"), model_key="m")
+    assert llm.accepts_images
+    assert [llm.chat(asking(image), sampling=SEEDED).completions for image in (first, copy, other)] == [["a"], ["a"], ["b"]]
+    assert len(inner.calls) == 2 and inner.calls[0].messages[0]["images"] == [str(first)]

@@ -3,6 +3,7 @@ misbehaves on purpose (busy, ignores n, refuses keys) to check retries and bookk
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import subprocess
@@ -11,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -177,6 +179,24 @@ def test_unset_options_are_not_sent(stub: StubServer, monkeypatch: pytest.Monkey
     [(headers, body)] = stub.requests
     assert "authorization" not in headers
     assert not {"seed", "stop", "min_p"} & body.keys()
+
+
+def test_images_travel_as_data_url_parts(stub: StubServer, tmp_path: Path) -> None:
+    frame = tmp_path / "frame.png"
+    frame.write_bytes(b"\x89PNG not really")
+    stub.replies = [(200, one_choice("ok"))]
+    model = OpenAICompatLLM(stub.url, "vision")
+    assert model.accepts_images
+    model.chat([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Fix it.", "images": [str(frame)]}])
+    [(_, body)] = stub.requests
+    system, user = body["messages"]
+    assert system == {"role": "system", "content": "Be brief."}
+    text, image = user["content"]
+    assert text == {"type": "text", "text": "Fix it."} and image["type"] == "image_url"
+    prefix, data = image["image_url"]["url"].split(",", 1)
+    assert prefix == "data:image/png;base64" and base64.b64decode(data) == frame.read_bytes()
+    with pytest.raises(LLMError, match="cannot read image"):
+        model.chat([{"role": "user", "content": "x", "images": [str(tmp_path / "gone.png")]}])
 
 
 def test_refused_key_names_the_variable(stub: StubServer) -> None:

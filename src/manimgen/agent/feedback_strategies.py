@@ -8,6 +8,9 @@
   as another round. The run ends with the rendered code that had the fewest layout problems, so a
   layout repair that breaks the render never loses the working video before it.
 - `ritl-lint-layout`: both.
+- `ritl-layout-frames`: ritl-layout for a model that sees images: each layout repair also carries the
+  frames on screen when the problems first show (at most three), so the model sees what the
+  findings describe. It refuses a provider without `accepts_images` rather than drop the frames.
 
 All keep RITL's budget: 1 + K generations (K = config.rounds); lint and layout rounds count as
 feedback rounds like a failed render does. Their feedback goes into the repair prompt's error slot.
@@ -16,13 +19,20 @@ feedback rounds like a failed render does. Their feedback goes into the repair p
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
-from manimgen.agent.layout import format_layout, layout_findings
+from PIL import Image
+
+from manimgen.agent.layout import LayoutFinding, format_layout, layout_findings
 from manimgen.agent.lint import format_findings, lint
 from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, register_strategy
-from manimgen.agent.trace import Trace
-from manimgen.llm.base import LLM
+from manimgen.agent.trace import Round, Trace
+from manimgen.llm.base import LLM, LLMError, Message, accepts_images
+from manimgen.render.frames import frames_at
 from manimgen.render.result import RenderResult
+
+MAX_FRAMES = 3
+FRAMES_DIR = "layout-frames"
 
 
 class LintCheck:
@@ -55,6 +65,52 @@ class LayoutRepairLoop(RepairLoop):
 @register_strategy("ritl-lint-layout")
 class LintLayoutRepairLoop(LintCheck, LayoutRepairLoop):
     """The static check before rendering and the layout round after it."""
+
+
+@register_strategy("ritl-layout-frames")
+class LayoutFramesRepairLoop(LayoutRepairLoop):
+    """ritl-layout whose repair prompts also show the frames where the layout problems first appear."""
+
+    def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace:
+        if not accepts_images(llm):
+            raise LLMError(f"{llm.name} takes no images; use ritl-layout, or a vision model (openai:URL#MODEL)")
+        return super().run(llm, description, config, on_round)
+
+    def after_render(self, run: AgentRun, result: RenderResult) -> str | None:
+        findings = layout_findings(result.geometry)
+        if not findings:
+            return None
+        shown = ", ".join(f"t={time:.1f} s" for time in frame_times(findings))
+        return f"{format_layout(findings)}\nThe attached images are the frames on screen at {shown}."
+
+    def repair_prompt(self, run: AgentRun, previous: Round) -> list[Message]:
+        messages = super().repair_prompt(run, previous)
+        result = previous.render
+        if result is None or not result.ok or result.output is None:
+            return messages
+        findings = layout_findings(result.geometry)
+        if not findings:
+            return messages
+        images = save_frames(result.output, frame_times(findings))
+        return [*messages[:-1], Message(role=messages[-1]["role"], content=messages[-1]["content"], images=images)]
+
+
+def frame_times(findings: list[LayoutFinding]) -> list[float]:
+    """When the first few distinct problems show, in order."""
+    return sorted({finding.time for finding in findings})[:MAX_FRAMES]
+
+
+def save_frames(video: Path, times: list[float]) -> list[str]:
+    """The frames at `times` as PNGs beside the render (its cache entry), so the trace can point at them."""
+    folder = video.parent / FRAMES_DIR
+    folder.mkdir(exist_ok=True)
+    paths = []
+    for time, frame in zip(times, frames_at(video, times), strict=True):
+        path = folder / f"{video.stem}-{time:08.3f}.png"
+        if not path.is_file():
+            Image.fromarray(frame).save(path)
+        paths.append(str(path))
+    return paths
 
 
 def keep_best_render(trace: Trace) -> Trace:

@@ -56,7 +56,7 @@ class Round:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Round:
         fields = dict(data)
-        fields["messages"] = [Message(role=item["role"], content=item["content"]) for item in data["messages"]]
+        fields["messages"] = [Message(**item) for item in data["messages"]]
         fields["render"] = RenderResult.from_dict(data["render"]) if data.get("render") else None
         return cls(**fields)
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, TypedDict, runtime_checkable
+from typing import Any, Literal, NotRequired, Protocol, TypedDict, runtime_checkable
 
 
 class Message(TypedDict):
+    """One chat turn. `images` (PNG file paths) go only to providers whose `accepts_images` is True."""
+
     role: Literal["system", "user", "assistant"]
     content: str
+    images: NotRequired[list[str]]
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,11 @@ class ChatResult:
 
 class LLMError(RuntimeError):
     """A provider could not answer (unreachable server, bad model file); the message says what to fix."""
+
+
+def accepts_images(llm: Any) -> bool:
+    """Whether a provider sends a message's `images` to its model; text-only providers need not say."""
+    return bool(getattr(llm, "accepts_images", False))
 
 
 @runtime_checkable

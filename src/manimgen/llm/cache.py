@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from manimgen.llm.base import LLM, ChatResult, Message, Sampling, Usage
+from manimgen.llm.base import LLM, ChatResult, Message, Sampling, Usage, accepts_images
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS generations (
@@ -32,9 +32,22 @@ CREATE TABLE IF NOT EXISTS generations (
 
 
 def generation_key(model: str, messages: list[Message], n: int, sampling: Sampling) -> str:
-    """What makes two calls the same call: the model, the exact messages, n and every sampling setting."""
-    payload = {"model": model, "messages": [dict(message) for message in messages], "n": n, "sampling": asdict(sampling)}
+    """What makes two calls the same call: the model, the exact messages (images by their bytes), n and
+    every sampling setting."""
+    payload = {"model": model, "messages": [_keyed(message) for message in messages], "n": n, "sampling": asdict(sampling)}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _keyed(message: Message) -> dict[str, object]:
+    """A message as its key sees it: an image is its content's digest, or its path once the file is gone."""
+    keyed: dict[str, object] = dict(message)
+    if "images" in message:
+        keyed["images"] = [_image_digest(Path(path)) for path in message["images"]]
+    return keyed
+
+
+def _image_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else str(path)
 
 
 class GenerationCache:
@@ -89,6 +102,7 @@ class CachedLLM:
         self.cache = cache
         self.name = llm.name
         self.model_key = model_key or llm.name
+        self.accepts_images = accepts_images(llm)
 
     def chat(self, messages: list[Message], n: int = 1, sampling: Sampling | None = None) -> ChatResult:
         sampling = sampling or Sampling()

@@ -6,14 +6,20 @@ again for the remainder; with a seed, each follow-up call shifts it by the numbe
 already received so the extra completions differ from the first. `min_p` is sent only when set,
 since OpenAI itself rejects it.
 
+A message's `images` (frames of a render) are sent as `image_url` content parts holding base64 PNG
+data URLs, the form OpenAI, vLLM and llama.cpp's multimodal server take; a text-only model's server
+answers with an error, which names the model.
+
 The API key comes from the constructor, else `MANIMGEN_API_KEY`, else `OPENAI_API_KEY`; local
 servers need none.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -41,6 +47,8 @@ def api_key_from_env() -> str | None:
 
 class OpenAICompatLLM:
     """A chat model behind an OpenAI-compatible HTTP endpoint."""
+
+    accepts_images = True
 
     def __init__(
         self,
@@ -119,7 +127,7 @@ class OpenAICompatLLM:
         while len(completions) < n:
             payload: dict[str, Any] = {
                 "model": self.model,
-                "messages": list(messages),
+                "messages": [wire_message(message) for message in messages],
                 "n": n - len(completions),
                 "temperature": sampling.temperature,
                 "top_p": sampling.top_p,
@@ -144,6 +152,21 @@ class OpenAICompatLLM:
 
     def close(self) -> None:
         self._client.close()
+
+
+def wire_message(message: Message) -> dict[str, Any]:
+    """A message as the API takes it: plain text content, or text and image parts when it has images."""
+    images = message.get("images")
+    if not images:
+        return {"role": message["role"], "content": message["content"]}
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message["content"]}]
+    for path in images:
+        try:
+            data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+        except OSError as error:
+            raise LLMError(f"cannot read image {path} for the model: {error.strerror}") from None
+        parts.append({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}})
+    return {"role": message["role"], "content": parts}
 
 
 def _error_text(response: httpx.Response) -> str:

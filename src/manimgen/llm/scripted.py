@@ -25,8 +25,9 @@ class ScriptedLLM:
     Usage counts whitespace-separated words as tokens, enough for bookkeeping tests.
     """
 
-    def __init__(self, *completions: str, name: str = "scripted") -> None:
+    def __init__(self, *completions: str, name: str = "scripted", accepts_images: bool = False) -> None:
         self.name = name
+        self.accepts_images = accepts_images
         self.calls: list[ScriptedCall] = []
         self.closed = False
         self._queue: deque[str] = deque(completions)
@@ -43,7 +44,7 @@ class ScriptedLLM:
         return len(self._queue)
 
     def chat(self, messages: list[Message], n: int = 1, sampling: Sampling | None = None) -> ChatResult:
-        copied = [Message(role=message["role"], content=message["content"]) for message in messages]
+        copied = [Message(**message) for message in messages]
         self.calls.append(ScriptedCall(copied, n, sampling or Sampling()))
         if len(self._queue) < n:
             raise LLMError(f"{self.name}: asked for {n} completions but {len(self._queue)} are queued; push more")

@@ -37,3 +37,32 @@ def sample_frames(path: Path | str, fps: float = 5.0) -> np.ndarray:
     if not kept:
         raise ValueError(f"{path} holds no decodable video frames")
     return np.stack(kept)
+
+
+def frames_at(path: Path | str, times: list[float]) -> np.ndarray:
+    """RGB uint8 frames (len(times), H, W, 3) on screen at each time in seconds: the last frame that
+    starts at or before it (so the end of a play call shows that animation's final state); past the
+    end, the last frame. An image is the frame at every time.
+    """
+    path = Path(path)
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        with Image.open(path) as image:
+            return np.repeat(np.asarray(image.convert("RGB"))[None], len(times), axis=0)
+    pending = sorted(set(times))
+    shown: dict[float, np.ndarray] = {}
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        rate = Fraction(stream.average_rate or stream.guessed_rate or 15)
+        previous = None
+        for index, frame in enumerate(container.decode(stream)):
+            starts = Fraction(index) / rate
+            while pending and starts > Fraction(pending[0]).limit_denominator(10**6) + Fraction(1, 10**6):
+                shown[pending.pop(0)] = (previous or frame).to_ndarray(format="rgb24")
+            if not pending:
+                break
+            previous = frame
+    if previous is None and not shown:
+        raise ValueError(f"{path} holds no decodable video frames")
+    for time in pending:
+        shown[time] = previous.to_ndarray(format="rgb24")
+    return np.stack([shown[time] for time in times])
