@@ -41,6 +41,8 @@ def _report(result: TrainResult) -> None:
             f"(raise it in the config to keep them): {', '.join(result.skipped_tasks)}"
         )
     console.print(f"adapter: {result.output_dir}\nuse it with: --model '{result.spec}'")
+    if result.llama_cpp_spec:
+        console.print(f"or, faster on a CPU, through llama.cpp: --model '{result.llama_cpp_spec}'")
 
 
 @train_app.command("sft")

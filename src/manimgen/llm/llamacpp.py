@@ -1,7 +1,9 @@
 """An embedded GGUF model run in-process by llama.cpp: the offline default provider.
 
 The chat template is the one stored in the GGUF, so prompts match what the model was tuned on.
-A model file is loaded once per process and shared by every provider built on it (loading the
+A PEFT LoRA adapter (`NAME+ADAPTER_DIR`, `gguf:PATH+ADAPTER_DIR`) is converted to llama.cpp's adapter
+format once (llm/gguf_adapter.py) and applied on top of the quantised base.
+A model file (with its adapter) is loaded once per process and shared by every provider built on it (loading the
 1.5B model costs seconds and 1.8 GB); the last `close()` frees it. llama.cpp contexts are not
 thread-safe, so calls on one loaded model are serialised.
 
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from manimgen.llm.base import ChatResult, LLMError, Message, Sampling, Usage
+from manimgen.llm.gguf_adapter import gguf_adapter
 
 DEFAULT_N_CTX = 8192
 RANDOM_SEED = 0xFFFFFFFF  # llama.cpp reads this seed as "pick one at random"
@@ -39,16 +42,17 @@ class _Loaded:
     users: int = 0
 
 
-_LOADED: dict[tuple[Path, int, int], _Loaded] = {}
+LoadKey = tuple[Path, Path | None, int, int]
+_LOADED: dict[LoadKey, _Loaded] = {}
 _LOADED_LOCK = threading.Lock()
 
 
-def _open(path: Path, n_ctx: int, threads: int) -> tuple[tuple[Path, int, int], _Loaded]:
+def _open(path: Path, lora: Path | None, n_ctx: int, threads: int) -> tuple[LoadKey, _Loaded]:
     try:
         from llama_cpp import Llama
     except ImportError:
         raise LLMError("the llama.cpp provider needs llama-cpp-python: pip install -e '.[llamacpp]'") from None
-    key = (path, n_ctx, threads)
+    key = (path, lora, n_ctx, threads)
     with _LOADED_LOCK:
         loaded = _LOADED.get(key)
         if loaded is None:
@@ -56,7 +60,12 @@ def _open(path: Path, n_ctx: int, threads: int) -> tuple[tuple[Path, int, int], 
                 raise LLMError(f"GGUF model file not found: {path}; give an existing file (gguf:PATH) or a model name")
             try:
                 llama = Llama(
-                    model_path=str(path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False
+                    model_path=str(path),
+                    lora_path=str(lora) if lora else None,
+                    n_ctx=n_ctx,
+                    n_threads=threads,
+                    n_threads_batch=threads,
+                    verbose=False,
                 )
             except (ValueError, RuntimeError) as error:
                 raise LLMError(f"llama.cpp could not load {path}: {error}; check the file is a complete GGUF") from None
@@ -65,7 +74,7 @@ def _open(path: Path, n_ctx: int, threads: int) -> tuple[tuple[Path, int, int], 
     return key, loaded
 
 
-def _release(key: tuple[Path, int, int]) -> None:
+def _release(key: LoadKey) -> None:
     with _LOADED_LOCK:
         loaded = _LOADED.get(key)
         if loaded is None:
@@ -91,16 +100,20 @@ class LlamaCppLLM:
     def __init__(
         self,
         path: str | Path,
+        adapter: str | Path | None = None,
         *,
         name: str | None = None,
         n_ctx: int = DEFAULT_N_CTX,
         threads: int | None = None,
     ) -> None:
         self.path = Path(path).expanduser().resolve()
-        self.name = name or f"gguf:{self.path.name}"
+        self.name = name or f"gguf:{self.path.name}" + (f"+{adapter}" if adapter else "")
         self.n_ctx = n_ctx
         self.threads = threads or available_cores()
-        self._key, self._loaded = _open(self.path, n_ctx, self.threads)
+        if adapter is not None and not self.path.is_file():
+            raise LLMError(f"GGUF model file not found: {self.path}; give an existing file (gguf:PATH) or a model name")
+        lora = gguf_adapter(adapter, self.path).resolve() if adapter is not None else None
+        self._key, self._loaded = _open(self.path, lora, n_ctx, self.threads)
         self._closed = False
 
     def chat(self, messages: list[Message], n: int = 1, sampling: Sampling | None = None) -> ChatResult:

@@ -90,7 +90,10 @@ MODELS: dict[str, EmbeddedModel] = {
     )
 }
 
-SPEC_HELP = "a registry name ({names}) or a spec: openai:URL#MODEL, hf:PATH[+ADAPTER], gguf:PATH, py:MODULE:FUNCTION"
+SPEC_HELP = (
+    "a registry name ({names}) or a spec: NAME+ADAPTER, openai:URL#MODEL, hf:PATH[+ADAPTER], gguf:PATH[+ADAPTER], "
+    "py:MODULE:FUNCTION"
+)
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,11 @@ def parse_spec(name_or_spec: str) -> ModelSpec:
     text = name_or_spec.strip()
     if text in MODELS:
         return ModelSpec("llamacpp", text)
+    name, plus, adapter = text.partition("+")
+    if plus and name in MODELS:
+        if not adapter:
+            raise LLMError(f"model spec {text!r} has no adapter folder after '+'; write {name}+ADAPTER_DIR")
+        return ModelSpec("llamacpp", name, adapter=adapter)
     prefix, colon, rest = text.partition(":")
     if colon and prefix == "openai":
         url, _, model = rest.partition("#")
@@ -132,9 +140,10 @@ def parse_spec(name_or_spec: str) -> ModelSpec:
             raise LLMError(f"model spec {text!r} has no model path; write hf:PATH or hf:PATH+ADAPTER")
         return ModelSpec("transformers", path, adapter=adapter or None)
     if colon and prefix == "gguf":
-        if not rest:
-            raise LLMError(f"model spec {text!r} has no file; write gguf:PATH/TO/MODEL.gguf")
-        return ModelSpec("llamacpp", rest)
+        path, _, adapter = rest.partition("+")
+        if not path:
+            raise LLMError(f"model spec {text!r} has no file; write gguf:PATH/TO/MODEL.gguf[+ADAPTER_DIR]")
+        return ModelSpec("llamacpp", path, adapter=adapter or None)
     if colon and prefix == "py":
         module_name, _, function = rest.partition(":")
         if not module_name or not function:
@@ -274,7 +283,7 @@ def load_model(name_or_spec: str = DEFAULT_MODEL, *, progress: bool = True, **op
     from manimgen.llm.llamacpp import LlamaCppLLM
 
     path = ensure_gguf(spec.target, progress=progress) if spec.target in MODELS else Path(spec.target)
-    return LlamaCppLLM(path, name=name_or_spec, **options)
+    return LlamaCppLLM(path, adapter=spec.adapter, name=name_or_spec, **options)
 
 
 def _provider_of_ones_own(spec: ModelSpec) -> LLM:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from manimgen.llm.models import MODELS
 from manimgen.train.model import write_record
 
 
@@ -25,6 +26,11 @@ class TrainResult:
     def spec(self) -> str:
         return f"hf:{self.base}+{self.output_dir}"
 
+    @property
+    def llama_cpp_spec(self) -> str | None:
+        """For an embedded GGUF base, the spec that runs the adapter through llama.cpp (faster on a CPU)."""
+        return f"{self.base}+{self.output_dir}" if self.base in MODELS else None
+
 
 def finish(trainer: Any, result: TrainResult, config: dict[str, Any], extra: dict[str, Any] | None = None) -> TrainResult:
     """Save the adapter (and tokenizer) to the output folder and write the run record there."""
@@ -36,6 +42,7 @@ def finish(trainer: Any, result: TrainResult, config: dict[str, Any], extra: dic
                 "kind": result.kind,
                 "base": result.base,
                 "spec": result.spec,
+                "llama_cpp_spec": result.llama_cpp_spec,
                 "steps": result.steps,
                 "seconds": round(result.seconds, 1),
                 "metrics": result.metrics,
