@@ -57,7 +57,7 @@ def frames_at(path: Path | str, times: list[float]) -> np.ndarray:
         for index, frame in enumerate(container.decode(stream)):
             starts = Fraction(index) / rate
             while pending and starts > Fraction(pending[0]).limit_denominator(10**6) + Fraction(1, 10**6):
-                shown[pending.pop(0)] = (previous or frame).to_ndarray(format="rgb24")
+                shown[pending.pop(0)] = (frame if previous is None else previous).to_ndarray(format="rgb24")
             if not pending:
                 break
             previous = frame
