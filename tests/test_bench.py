@@ -159,7 +159,7 @@ def test_report_complexity_and_correlation_tables(grid: tuple[Path, ScriptedLLM]
     assert [(row["strategy"], row["rsr"]) for row in data["main"]] == [("vanilla", 0.5), ("ritl", 1.0)]
     assert all(row["pearson"]["r"] is None for row in data["correlations"])  # two samples: undefined, not a number
     assert "CLIP ViT-L/14" in text  # our embedders are not the paper's: the report says so
-    for plot in ("rsr_vs_by_strategy.png", "code_vs_visual.png"):
+    for plot in ("rsr_vs_by_strategy.png", "code_vs_visual.png", "vs_by_llm_calls.png"):
         assert (run_dir / "plots" / plot).read_bytes().startswith(b"\x89PNG")
 
 

@@ -14,6 +14,7 @@ from manimgen.bench.tables import Aggregate, group
 PLOTS_DIR = "plots"
 RSR_VS_NAME = "rsr_vs_by_strategy.png"
 SCATTER_NAME = "code_vs_visual.png"
+COST_NAME = "vs_by_llm_calls.png"
 
 
 def _ordered(values: list[str]) -> list[str]:
@@ -61,6 +62,28 @@ def code_vs_scatter(samples: list[Sample], image_embedders: list[str], code_embe
         if ax.has_data():
             ax.legend(fontsize="small")
     axes[0].set_ylabel(metric_header("vs", image_embedders, code_embedders))
+    return _save(figure, path)
+
+
+def vs_by_calls(rows: list[Aggregate], image_embedders: list[str], path: Path) -> Path:
+    """VS against mean LLM calls per configuration, one line per model: what each strategy buys per call."""
+    figure = Figure(figsize=(6.4, 4.4), layout="constrained")
+    ax = figure.subplots()
+    for model in _ordered([row.model for row in rows]):
+        points = sorted(
+            ((row.llm_calls, 100 * row.vs, row.strategy) for row in rows if row.model == model and row.llm_calls and row.vs is not None),
+        )
+        if not points:
+            continue
+        ax.plot([x for x, _, _ in points], [y for _, y, _ in points], marker="o", label=model)
+        for x, y, strategy in points:
+            ax.annotate(strategy, (x, y), textcoords="offset points", xytext=(4, 4), fontsize="x-small")
+    ax.set_xlabel("mean LLM calls per task")
+    ax.set_ylabel(f"{metric_header('vs', image_embedders, [])} (%)")
+    ax.set_ylim(0, 100)
+    ax.grid(alpha=0.3)
+    if ax.has_data():
+        ax.legend(fontsize="small")
     return _save(figure, path)
 
 

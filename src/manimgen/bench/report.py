@@ -213,6 +213,7 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
     plot_files = [
         plots.rsr_vs_bars(main_rows, images, plot_dir / plots.RSR_VS_NAME),
         plots.code_vs_scatter(samples, images, codes, plot_dir / plots.SCATTER_NAME),
+        plots.vs_by_calls(main_rows, images, plot_dir / plots.COST_NAME),
     ]
     plot_paths = [path.relative_to(run_dir).as_posix() for path in plot_files]
     info = run_info(run_dir, sessions, samples)
