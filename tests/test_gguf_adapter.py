@@ -32,19 +32,24 @@ def base() -> Path:
         pytest.skip(str(error))
 
 
-def write_adapter(folder: Path, lora_b_scale: float, alpha: float, **config: object) -> Path:
-    """A PEFT-format LoRA on every layer's o_proj; lora_B is random times `lora_b_scale` (0 = no effect)."""
+MODULES = {"o_proj": ("self_attn.o_proj", HIDDEN, HIDDEN), "down_proj": ("mlp.down_proj", 4864, HIDDEN)}
+
+
+def write_adapter(folder: Path, lora_b_scale: float, alpha: float, modules: tuple[str, ...] = ("o_proj",), **config: object) -> Path:
+    """A PEFT-format LoRA on every layer's `modules`; lora_B is random times `lora_b_scale` (0 = no effect)."""
     from safetensors.numpy import save_file
 
     generator = np.random.default_rng(0)
     tensors = {}
     for layer in range(LAYERS):
-        prefix = f"base_model.model.model.layers.{layer}.self_attn.o_proj"
-        tensors[f"{prefix}.lora_A.weight"] = generator.normal(0, 0.05, (RANK, HIDDEN)).astype(np.float32)
-        tensors[f"{prefix}.lora_B.weight"] = (generator.normal(0, 1, (HIDDEN, RANK)) * lora_b_scale).astype(np.float32)
+        for module in modules:
+            path, inputs, outputs = MODULES[module]
+            prefix = f"base_model.model.model.layers.{layer}.{path}"
+            tensors[f"{prefix}.lora_A.weight"] = generator.normal(0, 0.05, (RANK, inputs)).astype(np.float32)
+            tensors[f"{prefix}.lora_B.weight"] = (generator.normal(0, 1, (outputs, RANK)) * lora_b_scale).astype(np.float32)
     folder.mkdir(parents=True)
     save_file(tensors, str(folder / "adapter_model.safetensors"))
-    settings = {"peft_type": "LORA", "r": RANK, "lora_alpha": alpha, "target_modules": ["o_proj"], **config}
+    settings = {"peft_type": "LORA", "r": RANK, "lora_alpha": alpha, "target_modules": list(modules), **config}
     (folder / "adapter_config.json").write_text(json.dumps(settings))
     return folder
 
@@ -71,6 +76,14 @@ def test_a_zero_update_changes_nothing_and_a_real_one_does(base: Path, tmp_path:
     loud = write_adapter(tmp_path / "loud", lora_b_scale=0.2, alpha=16)
     assert greedy(f"qwen2.5-coder-0.5b+{loud}") != plain
     assert (loud / GGUF_NAME).is_file()
+
+
+def test_loading_an_adapter_prints_no_llama_cpp_warnings(base: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """llama.cpp warns once per down_proj LoRA tensor it keeps out of its repacked buffers; a user sees none."""
+    folder = write_adapter(tmp_path / "mlp", lora_b_scale=0.01, alpha=16, modules=("o_proj", "down_proj"))
+    capfd.readouterr()
+    assert greedy(f"qwen2.5-coder-0.5b+{folder}")
+    assert capfd.readouterr().err == ""
 
 
 def test_peft_scaling_is_folded_in_exactly(base: Path, tmp_path: Path) -> None:

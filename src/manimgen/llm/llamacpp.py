@@ -47,11 +47,40 @@ _LOADED: dict[LoadKey, _Loaded] = {}
 _LOADED_LOCK = threading.Lock()
 
 
+GGML_LOG_ERROR, GGML_LOG_CONT = 4, 5
+_log_filter: list[Any] = []
+
+
+def _keep_llama_errors_only() -> None:
+    """Let only llama.cpp's errors reach stderr. llama-cpp-python 0.3.36 reads ggml's log levels as
+    they were numbered before WARN became 3, so warnings (such as one line per LoRA tensor that
+    "cannot use buft CPU_REPACK") print although verbose=False."""
+    if _log_filter:
+        return
+    import ctypes
+    import sys
+
+    import llama_cpp
+
+    last_level = [0]
+
+    @llama_cpp.llama_log_callback
+    def errors_only(level: int, text: bytes, user_data: Any) -> None:
+        if level != GGML_LOG_CONT:
+            last_level[0] = level
+        if last_level[0] >= GGML_LOG_ERROR:
+            sys.stderr.write(text.decode("utf-8", "replace"))
+
+    _log_filter.append(errors_only)  # the C side holds only a pointer: keep the callback alive
+    llama_cpp.llama_log_set(errors_only, ctypes.c_void_p(0))
+
+
 def _open(path: Path, lora: Path | None, n_ctx: int, threads: int) -> tuple[LoadKey, _Loaded]:
     try:
         from llama_cpp import Llama
     except ImportError:
         raise LLMError("the llama.cpp provider needs llama-cpp-python: pip install -e '.[llamacpp]'") from None
+    _keep_llama_errors_only()
     key = (path, lora, n_ctx, threads)
     with _LOADED_LOCK:
         loaded = _LOADED.get(key)
