@@ -20,3 +20,14 @@ def private_render_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     default_cache.cache_clear()
     return root
+
+
+@pytest.fixture(scope="session")
+def small_gguf() -> Path:
+    """The embedded 0.5B GGUF, or a skip naming the missing install."""
+    from manimgen.llm import MissingWeightsError, ensure_gguf
+
+    try:
+        return ensure_gguf("qwen2.5-coder-0.5b", progress=False)
+    except MissingWeightsError as error:
+        pytest.skip(str(error))

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from manimgen.llm import LLMError, Message, MissingWeightsError, Sampling, ensure_gguf, load_model
+from manimgen.llm import LLMError, Message, Sampling, load_model
 from manimgen.llm.gguf_adapter import GGUF_NAME, gguf_adapter
 from manimgen.llm.models import ModelSpec, parse_spec
 
@@ -25,11 +25,8 @@ HIDDEN, LAYERS, RANK = 896, 24, 4  # Qwen2.5-Coder-0.5B
 
 
 @pytest.fixture(scope="module")
-def base() -> Path:
-    try:
-        return ensure_gguf("qwen2.5-coder-0.5b", progress=False)
-    except MissingWeightsError as error:
-        pytest.skip(str(error))
+def base(small_gguf: Path) -> Path:
+    return small_gguf
 
 
 MODULES = {"o_proj": ("self_attn.o_proj", HIDDEN, HIDDEN), "down_proj": ("mlp.down_proj", 4864, HIDDEN)}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from manimgen.llm import LLMError, Message, MissingWeightsError, Sampling, ensure_gguf, load_model
+from manimgen.llm import LLMError, Message, Sampling, load_model
 
 pytest.importorskip("llama_cpp", reason="needs llama-cpp-python: pip install -e '.[llamacpp]'")
 
@@ -17,14 +17,6 @@ PROMPT: list[Message] = [
     {"role": "system", "content": "You are a concise Python assistant."},
     {"role": "user", "content": "Write a Python function that returns the square of a number."},
 ]
-
-
-@pytest.fixture(scope="module")
-def small_gguf() -> Path:
-    try:
-        return ensure_gguf("qwen2.5-coder-0.5b", progress=False)
-    except MissingWeightsError as error:
-        pytest.skip(str(error))
 
 
 @pytest.fixture(scope="module")

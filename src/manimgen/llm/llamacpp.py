@@ -75,6 +75,11 @@ def _keep_llama_errors_only() -> None:
     llama_cpp.llama_log_set(errors_only, ctypes.c_void_p(0))
 
 
+def _require_model_file(path: Path) -> None:
+    if not path.is_file():
+        raise LLMError(f"GGUF model file not found: {path}; give an existing file (gguf:PATH) or a model name")
+
+
 def _open(path: Path, lora: Path | None, n_ctx: int, threads: int) -> tuple[LoadKey, _Loaded]:
     try:
         from llama_cpp import Llama
@@ -85,8 +90,7 @@ def _open(path: Path, lora: Path | None, n_ctx: int, threads: int) -> tuple[Load
     with _LOADED_LOCK:
         loaded = _LOADED.get(key)
         if loaded is None:
-            if not path.is_file():
-                raise LLMError(f"GGUF model file not found: {path}; give an existing file (gguf:PATH) or a model name")
+            _require_model_file(path)
             try:
                 llama = Llama(
                     model_path=str(path),
@@ -139,8 +143,8 @@ class LlamaCppLLM:
         self.name = name or f"gguf:{self.path.name}" + (f"+{adapter}" if adapter else "")
         self.n_ctx = n_ctx
         self.threads = threads or available_cores()
-        if adapter is not None and not self.path.is_file():
-            raise LLMError(f"GGUF model file not found: {self.path}; give an existing file (gguf:PATH) or a model name")
+        if adapter is not None:
+            _require_model_file(self.path)  # the adapter's conversion reads the base before llama.cpp does
         lora = gguf_adapter(adapter, self.path).resolve() if adapter is not None else None
         self._key, self._loaded = _open(self.path, lora, n_ctx, self.threads)
         self._closed = False
