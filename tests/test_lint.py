@@ -97,6 +97,19 @@ def test_unknown_method_on_a_constructed_variable():
     assert "Square" in finding.message and "`flip`" in finding.message
 
 
+def test_unknown_method_on_a_constructor_call():
+    finding = only(scene("self.add(Square().flipp(RIGHT))\n"))
+    assert (finding.line, finding.code) == (5, "unknown-method") and "`flip`" in finding.message
+    assert lint(scene("self.add(Square().flip(RIGHT).shift(UP))\n")) == []
+
+
+def test_a_scene_named_after_a_manim_class_is_what_its_own_code_constructs():
+    code = "from manim import *\n\n\nclass Dodecahedron(Scene):\n    def construct(self):\n        self.add(Dodecahedron().to_edge(UP))\n"
+    finding = only(code)
+    assert (finding.line, finding.code) == (6, "unknown-method")
+    assert "a subclass of Scene" in finding.message and "`to_edge`" in finding.message
+
+
 def test_unknown_method_on_self_names_the_scene_class_that_has_it():
     finding = only(scene("self.set_camera_orientation(phi=60 * DEGREES)\n"))
     assert finding.code == "unknown-method" and "ThreeDScene" in finding.message

@@ -443,7 +443,9 @@ class _Checker:
         if isinstance(expr, ast.Attribute) and expr.attr == "animate":
             model = self.infer(expr.value, unit, module_unit)
             return _Builder(model) if isinstance(model, _ClassModel) and self._has_attribute(model, "animate") else None
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+        if isinstance(expr, ast.Call) and not isinstance(expr.func, ast.Attribute):
+            return self.class_model(expr.func)
+        if isinstance(expr, ast.Call):
             receiver = self.infer(expr.func.value, unit, module_unit)
             if expr.func.attr == "animate" and isinstance(receiver, _ClassModel) and self._has_attribute(receiver, "animate"):
                 return _Builder(receiver)
