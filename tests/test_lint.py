@@ -101,6 +101,8 @@ def test_unknown_method_on_a_constructor_call():
     finding = only(scene("self.add(Square().flipp(RIGHT))\n"))
     assert (finding.line, finding.code) == (5, "unknown-method") and "`flip`" in finding.message
     assert lint(scene("self.add(Square().flip(RIGHT).shift(UP))\n")) == []
+    finding = only(scene("self.add(manim.Square().flipp(RIGHT))\n", header="import manim\nfrom manim import *\n"))
+    assert (finding.line, finding.code) == (6, "unknown-method") and "`flip`" in finding.message
 
 
 def test_a_scene_named_after_a_manim_class_is_what_its_own_code_constructs():

@@ -341,6 +341,10 @@ class _Checker:
             return self._user_model(expr.id)
         return None
 
+    def constructed(self, expr: ast.expr) -> _ClassModel | None:
+        """The model of what a constructor call (`Circle()`, `manim.Circle()`, a class of the code) returns."""
+        return self.class_model(expr.func) if isinstance(expr, ast.Call) else None
+
     def _user_model(self, name: str) -> _ClassModel | None:
         if name in self._models:
             return self._models[name]
@@ -402,7 +406,7 @@ class _Checker:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if all(isinstance(t, ast.Name) for t in targets):
-                    model = self.class_model(node.value.func) if isinstance(node.value, ast.Call) else None
+                    model = self.constructed(node.value)
                     for target in targets:
                         typed.add(id(target))
                         candidates.setdefault(target.id, []).append(model)
@@ -443,9 +447,10 @@ class _Checker:
         if isinstance(expr, ast.Attribute) and expr.attr == "animate":
             model = self.infer(expr.value, unit, module_unit)
             return _Builder(model) if isinstance(model, _ClassModel) and self._has_attribute(model, "animate") else None
-        if isinstance(expr, ast.Call) and not isinstance(expr.func, ast.Attribute):
-            return self.class_model(expr.func)
-        if isinstance(expr, ast.Call):
+        constructed = self.constructed(expr)
+        if constructed is not None:
+            return constructed
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
             receiver = self.infer(expr.func.value, unit, module_unit)
             if expr.func.attr == "animate" and isinstance(receiver, _ClassModel) and self._has_attribute(receiver, "animate"):
                 return _Builder(receiver)
