@@ -24,11 +24,6 @@ GREEDY = Sampling(temperature=0.0, max_tokens=24, seed=0)
 HIDDEN, LAYERS, RANK = 896, 24, 4  # Qwen2.5-Coder-0.5B
 
 
-@pytest.fixture(scope="module")
-def base(small_gguf: Path) -> Path:
-    return small_gguf
-
-
 MODULES = {"o_proj": ("self_attn.o_proj", HIDDEN, HIDDEN), "down_proj": ("mlp.down_proj", 4864, HIDDEN)}
 
 
@@ -66,7 +61,7 @@ def test_specs_name_an_adapter_on_a_gguf_base() -> None:
         parse_spec("qwen2.5-coder-0.5b+")
 
 
-def test_a_zero_update_changes_nothing_and_a_real_one_does(base: Path, tmp_path: Path) -> None:
+def test_a_zero_update_changes_nothing_and_a_real_one_does(small_gguf: Path, tmp_path: Path) -> None:
     plain = greedy("qwen2.5-coder-0.5b")
     silent = write_adapter(tmp_path / "silent", lora_b_scale=0.0, alpha=16)
     assert greedy(f"qwen2.5-coder-0.5b+{silent}") == plain
@@ -75,7 +70,7 @@ def test_a_zero_update_changes_nothing_and_a_real_one_does(base: Path, tmp_path:
     assert (loud / GGUF_NAME).is_file()
 
 
-def test_loading_an_adapter_prints_no_llama_cpp_warnings(base: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+def test_loading_an_adapter_prints_no_llama_cpp_warnings(small_gguf: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     """llama.cpp warns once per down_proj LoRA tensor it keeps out of its repacked buffers; a user sees none."""
     folder = write_adapter(tmp_path / "mlp", lora_b_scale=0.01, alpha=16, modules=("o_proj", "down_proj"))
     capfd.readouterr()
@@ -83,7 +78,7 @@ def test_loading_an_adapter_prints_no_llama_cpp_warnings(base: Path, tmp_path: P
     assert capfd.readouterr().err == ""
 
 
-def test_peft_scaling_is_folded_in_exactly(base: Path, tmp_path: Path) -> None:
+def test_peft_scaling_is_folded_in_exactly(small_gguf: Path, tmp_path: Path) -> None:
     """Under PEFT, alpha 16 with B, alpha 8 with 2B, and rsLoRA's alpha 8 with B (8/√4 = 16/4) are one update."""
     alpha_16 = write_adapter(tmp_path / "a16", lora_b_scale=0.1, alpha=16)
     alpha_8 = write_adapter(tmp_path / "a8", lora_b_scale=0.2, alpha=8)
@@ -95,32 +90,32 @@ def test_peft_scaling_is_folded_in_exactly(base: Path, tmp_path: Path) -> None:
     assert greedy(f"qwen2.5-coder-0.5b+{halved}") != expected  # the scale matters, so the equalities above mean something
 
 
-def test_conversion_is_reused_until_the_adapter_changes(base: Path, tmp_path: Path) -> None:
+def test_conversion_is_reused_until_the_adapter_changes(small_gguf: Path, tmp_path: Path) -> None:
     folder = write_adapter(tmp_path / "a", lora_b_scale=0.1, alpha=16)
-    converted = gguf_adapter(folder, base)
+    converted = gguf_adapter(folder, small_gguf)
     written = converted.stat().st_mtime_ns
-    assert gguf_adapter(folder, base) == converted and converted.stat().st_mtime_ns == written
+    assert gguf_adapter(folder, small_gguf) == converted and converted.stat().st_mtime_ns == written
     later = converted.stat().st_mtime + 60  # training saved the adapter again
     os.utime(folder / "adapter_model.safetensors", (later, later))
-    gguf_adapter(folder, base)
+    gguf_adapter(folder, small_gguf)
     assert converted.stat().st_mtime_ns > written
 
 
-def test_adapters_llama_cpp_cannot_apply_are_refused(base: Path, tmp_path: Path) -> None:
+def test_adapters_llama_cpp_cannot_apply_are_refused(small_gguf: Path, tmp_path: Path) -> None:
     with pytest.raises(LLMError, match="use_dora cannot run in llama.cpp; use hf:BASE"):
-        gguf_adapter(write_adapter(tmp_path / "dora", 0.1, 16, use_dora=True), base)
+        gguf_adapter(write_adapter(tmp_path / "dora", 0.1, 16, use_dora=True), small_gguf)
     with pytest.raises(LLMError, match="holds no PEFT adapter"):
-        gguf_adapter(tmp_path, base)
+        gguf_adapter(tmp_path, small_gguf)
     from safetensors.numpy import save_file
 
     odd = write_adapter(tmp_path / "odd", 0.1, 16)
     save_file({"base_model.model.model.embed_tokens.weight": np.zeros((4, 4), np.float32)}, str(odd / "adapter_model.safetensors"))
     with pytest.raises(LLMError, match="is not a LoRA pair"):
-        gguf_adapter(odd, base)
+        gguf_adapter(odd, small_gguf)
 
 
 @pytest.mark.slow
-def test_llama_cpp_applies_a_peft_adapter_as_peft_does(base: Path, tmp_path: Path) -> None:
+def test_llama_cpp_applies_a_peft_adapter_as_peft_does(small_gguf: Path, tmp_path: Path) -> None:
     """What a random LoRA changes in the next-token logits, under transformers + PEFT and under llama.cpp.
 
     Measured: cosines 0.98-0.998 and norms within 5% at three adapter strengths; the bases agree to a
@@ -150,7 +145,7 @@ def test_llama_cpp_applies_a_peft_adapter_as_peft_does(base: Path, tmp_path: Pat
             return model(input_ids=torch.tensor([ids])).logits[0, -1].float().numpy()
 
     def llama_logits(lora: Path | None) -> np.ndarray:
-        llama = Llama(model_path=str(base), lora_path=str(lora) if lora else None, n_ctx=512, logits_all=True, verbose=False)
+        llama = Llama(model_path=str(small_gguf), lora_path=str(lora) if lora else None, n_ctx=512, logits_all=True, verbose=False)
         try:
             llama.eval(ids)
             return np.array(llama.scores[len(ids) - 1])
@@ -160,7 +155,7 @@ def test_llama_cpp_applies_a_peft_adapter_as_peft_does(base: Path, tmp_path: Pat
     with model.disable_adapter():
         peft_base = peft_logits()
     peft_change = peft_logits() - peft_base
-    llama_change = llama_logits(gguf_adapter(tmp_path / "adapter", base)) - llama_logits(None)
+    llama_change = llama_logits(gguf_adapter(tmp_path / "adapter", small_gguf)) - llama_logits(None)
     cosine = peft_change @ llama_change / np.linalg.norm(peft_change) / np.linalg.norm(llama_change)
     assert cosine > 0.95
     assert 0.9 < np.linalg.norm(llama_change) / np.linalg.norm(peft_change) < 1.1

@@ -21,6 +21,7 @@ from manimgen.data.manimbench import is_validation
 from manimgen.llm import Sampling, load_model
 from manimgen.llm.transformers import TransformersLLM
 from manimgen.train import SFTTrainingConfig
+from manimgen.train.model import record_base
 from manimgen.train.sft import build_sft_trainer, train_sft
 
 REPO = Path(__file__).resolve().parents[1]
@@ -98,6 +99,22 @@ def test_labels_cover_the_completion_only(tiny_qwen: Path, tmp_path: Path) -> No
     assert tokenizer.decode(labels[len(prompt_ids) :]).startswith(format_target(task.reference_code) + "<|im_end|>")
 
 
+def test_an_embedded_base_is_recorded_and_saves_ask_the_hub_nothing(
+    tiny_qwen: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The adapter names its registry base; PEFT's vocabulary check, which would look it up online, is skipped."""
+    import peft.utils.save_and_load as peft_saving
+
+    def no_hub(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a save asked the Hub about the base")
+
+    monkeypatch.setattr(peft_saving, "check_file_exists_on_hf_hub", no_hub)
+    trainer = build_sft_trainer(f"hf:{tiny_qwen}", [BUILTIN_TASKS[0]], [], tmp_path, SFTTrainingConfig(max_steps=1, **FAST))
+    record_base(trainer, "qwen2.5-coder-0.5b")
+    trainer.save_model(str(tmp_path / "adapter"))
+    assert json.loads((tmp_path / "adapter/adapter_config.json").read_text())["base_model_name_or_path"] == "qwen2.5-coder-0.5b"
+
+
 def test_loss_falls_best_checkpoint_is_kept_and_adapter_loads(tiny_qwen: Path, tmp_path: Path) -> None:
     config = SFTTrainingConfig(learning_rate=1e-2, batch_size=1, max_steps=3, eval_strategy="steps", eval_steps=3, **FAST)
     out = tmp_path / "adapter"
@@ -132,6 +149,8 @@ def test_an_interrupted_run_resumes_from_its_newest_checkpoint(tiny_qwen: Path, 
     history = [entry for entry in result_history(out) if "loss" in entry]
     assert result.steps == 4 and [entry["step"] for entry in history] == [1, 2, 3, 4]
     assert [entry["loss"] for entry in history[:2]] == first_losses
+    mean_loss = sum(entry["loss"] for entry in history) / 4  # over the whole run, not only the resumed steps
+    assert json.loads((out / "manimgen_run.json").read_text())["metrics"]["train_loss"] == pytest.approx(mean_loss)
 
 
 def result_history(out: Path) -> list[dict]:

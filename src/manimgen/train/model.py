@@ -9,6 +9,7 @@ cannot combine a GGUF file with bitsandbytes); elsewhere the LoRA trains on the 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -95,8 +96,21 @@ def with_trainable_adapter(base: LoadedBase, adapter: str | Path) -> Any:
 
 
 def record_base(trainer: Any, base: str) -> None:
-    """Name the base in the adapter's own config, so the saved adapter says what it sits on."""
-    trainer.model.peft_config["default"].base_model_name_or_path = base
+    """Name the base in the adapter's own config, so the saved adapter says what it sits on.
+
+    At every save PEFT asks whether the vocabulary was resized by reading the base's config.json,
+    from the Hub when the name is not a folder. An embedded GGUF base is neither, so that check
+    can only fail, with two warnings and a network request each time; LoRA that leaves the
+    embeddings alone never resizes them, so its saves skip the check.
+    """
+    from peft.utils.constants import EMBEDDING_LAYER_NAMES
+
+    model = trainer.model
+    config = model.peft_config["default"]
+    config.base_model_name_or_path = base
+    targets = config.target_modules
+    if is_gguf(base) and not isinstance(targets, str) and not set(targets or ()) & set(EMBEDDING_LAYER_NAMES):
+        model.save_pretrained = functools.partial(model.save_pretrained, save_embedding_layers=False)
 
 
 def recorded_base_of(trainer: Any) -> str:

@@ -58,10 +58,28 @@ def finish(trainer: Any, result: TrainResult, config: dict[str, Any], extra: dic
 
 
 def final_metrics(trainer: Any) -> dict[str, float]:
-    """The last value of every scalar the trainer logged, and the best checkpoint's metric."""
+    """The last value of every scalar the trainer logged, and the best checkpoint's metric.
+
+    `train_loss` is the mean over every step of the run: transformers averages only the steps its
+    own process ran, which after a resume leaves out the steps before it.
+    """
+    history = trainer.state.log_history
     metrics: dict[str, float] = {}
-    for entry in trainer.state.log_history:
+    for entry in history:
         metrics.update({key: float(value) for key, value in entry.items() if isinstance(value, (int, float))})
     if trainer.state.best_metric is not None:
         metrics["best_metric"] = float(trainer.state.best_metric)
+    if (mean := mean_logged_loss(history)) is not None:
+        metrics["train_loss"] = mean
     return metrics
+
+
+def mean_logged_loss(history: list[dict[str, Any]]) -> float | None:
+    """The step-weighted mean of the logged training losses (each averages the steps since the last log)."""
+    total = steps = 0.0
+    previous = 0
+    for entry in history:
+        if "loss" in entry and "step" in entry:
+            span = entry["step"] - previous
+            total, steps, previous = total + float(entry["loss"]) * span, steps + span, entry["step"]
+    return total / steps if steps else None
