@@ -78,6 +78,8 @@ def test_runtime_error_tail_is_last_ten_lines() -> None:
     assert result.status is RenderStatus.CODE_ERROR
     assert "NameError" in result.error_tail and "Squircle" in result.error_tail
     assert len(result.error_tail.splitlines()) <= 10
+    assert 'File "scene.py", line 5, in construct' in result.error_tail  # not the scratch folder's random path
+    assert render(code, use_cache=False).error_tail == result.error_tail
 
 
 def test_no_scene() -> None:

@@ -9,6 +9,7 @@ same RenderResult for the same outcome.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sys
@@ -76,6 +77,13 @@ def default_cache() -> RenderCache:
 def _last_lines(text: str, count: int = ERROR_TAIL_LINES) -> str:
     lines = [line.rstrip() for line in text.splitlines() if line.strip()]
     return "\n".join(lines[-count:])
+
+
+def _without_scratch(tail: str, scratch: Path) -> str:
+    """The tail with the scratch folder's random path cut out (`File "scene.py", line 7`): the same
+    failure then reads the same in every render, so a repair prompt, and a seeded answer to it,
+    does not depend on which temporary folder the render happened to get."""
+    return tail.replace(f"{scratch}{os.sep}", "")
 
 
 def _syntax_error(code: str) -> str | None:
@@ -166,7 +174,7 @@ def render_uncached(
             layout = read_geometry(scratch / GEOMETRY_FILE) if geometry else None
             return RenderResult(RenderStatus.OK, kept, chosen, "", quality, seconds, geometry=layout)
         status, tail = _classify(done, runner.limits)
-        return RenderResult(status, None, scene, tail, quality, seconds)
+        return RenderResult(status, None, scene, _without_scratch(tail, scratch), quality, seconds)
 
 
 def render(
