@@ -57,6 +57,15 @@ class Words(Scene):
         self.play(Write(Text("left")), run_time=0.5)
         self.play(FadeIn(Text("right").shift(0.3 * RIGHT)), run_time=0.5)
 """
+OUT_OF_FRAME = """from manim import *
+
+
+class Words(Scene):
+    def construct(self):
+        left = Text("left").shift(2 * LEFT)
+        right = Text("right").shift(6.6 * RIGHT)
+        self.add(Circle(radius=0.5).shift(2 * UP), left, right)
+"""
 CRASHING = """from manim import *
 
 
@@ -146,6 +155,14 @@ def test_the_rendered_code_with_fewest_layout_problems_wins():
     ended_worse = replace(trace, final_code=overlapping.code, final_render=overlapping.render)
     best = keep_best_render(ended_worse)
     assert best.final_code == tidy.code and best.final_render is tidy.render
+
+
+def test_a_layout_repair_that_trades_one_problem_for_another_keeps_the_earlier_video():
+    trace = run_agent(answers(OVERLAPPING, OUT_OF_FRAME), DESCRIPTION, "ritl-layout", AgentConfig(rounds=1))
+    overlapping, out_of_frame = trace.rounds
+    assert len(layout_findings(overlapping.render.geometry)) == len(layout_findings(out_of_frame.render.geometry)) == 1
+    assert "[overlap]" in overlapping.feedback and "[off-frame]" in out_of_frame.feedback
+    assert trace.final_code == overlapping.code and trace.final_render is overlapping.render
 
 
 def test_lint_and_layout_together(renders):

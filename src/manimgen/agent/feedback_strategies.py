@@ -114,16 +114,19 @@ def save_frames(video: Path, times: list[float]) -> list[str]:
 
 
 def keep_best_render(trace: Trace) -> Trace:
-    """End on the rendered round with the fewest layout findings (the latest among equals).
+    """End on the rendered round with the fewest layout findings (the earliest among equals).
 
-    Without a successful render the trace is left as it is: its last round is what RITL returns. A
-    render without recorded geometry (the closing render of code a lint round rejected) counts as
-    having no findings: it is the latest working code and nothing is known against it.
+    A layout repair replaces a working video only when it leaves fewer problems: one that trades a
+    problem for another (a dot shrunk out of sight "fixed" by growing it past the frame) is no
+    better, and the earlier code is the closer to what the model first meant. Without a successful
+    render the trace is left as it is: its last round is what RITL returns. A render without
+    recorded geometry (the closing render of code a lint round rejected) counts as having no
+    findings: nothing is known against it.
     """
     rendered = [(round_, round_.render) for round_ in trace.rounds if round_.render is not None and round_.render.ok]
     if not rendered:
         return trace
-    best, result = min(rendered, key=lambda pair: (len(layout_findings(pair[1].geometry)), -pair[0].index))
+    best, result = min(rendered, key=lambda pair: (len(layout_findings(pair[1].geometry)), pair[0].index))
     if result is trace.final_render:
         return trace
     return replace(trace, final_code=best.code, final_render=result)
