@@ -81,5 +81,7 @@ def mean_logged_loss(history: list[dict[str, Any]]) -> float | None:
     for entry in history:
         if "loss" in entry and "step" in entry:
             span = entry["step"] - previous
-            total, steps, previous = total + float(entry["loss"]) * span, steps + span, entry["step"]
+            total += float(entry["loss"]) * span
+            steps += span
+            previous = entry["step"]
     return total / steps if steps else None
