@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from manimgen.data.manimbench import ENV_DIR, default_dir
 from manimgen.render.cache import cache_root, manim_version
-from manimgen.render.sandbox import describe as describe_sandbox
+from manimgen.render.sandbox import protections
 
 PINNED_MANIM = "0.19.0"
 APT_LATEX = "apt-get install -y texlive-latex-base texlive-latex-recommended texlive-latex-extra preview-latex-style dvisvgm"
@@ -44,7 +44,7 @@ def run_checks() -> list[Check]:
         Check("dvisvgm", shutil.which("dvisvgm") is not None, shutil.which("dvisvgm") or "missing", "apt-get install -y dvisvgm"),
         Check("cairo", _module("cairo"), "pycairo", "apt-get install -y libcairo2-dev pkg-config && pip install pycairo"),
         Check("pango", _module("manimpango"), "manimpango", "apt-get install -y libpango1.0-dev && pip install manimpango"),
-        Check("sandbox", shutil.which("bwrap") is not None, describe_sandbox(), "apt-get install -y bubblewrap"),
+        *(Check(f"sandbox: {name}", active, detail, fix) for name, active, detail, fix in protections()),
         Check("cache", True, str(cache_root()), "set MANIMGEN_CACHE to move it"),
         Check(
             "manimbench",

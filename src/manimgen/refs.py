@@ -1,7 +1,12 @@
-"""Render every reference scene of a task set: proves the render stack before any model is judged."""
+"""Render every reference scene of a task set: proves the render stack before any model is judged.
+
+The summary keeps each output's sha256, so two summaries show whether a change to the renderer
+changed any video (a scene that draws random numbers differs from render to render anyway).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections import Counter
@@ -45,7 +50,8 @@ def render_references(
         results = pool.map([RenderJob(task.reference_code, quality=quality) for task in tasks], on_done=advance)
     summary = RefsSummary(split, quality, time.monotonic() - started, dict(Counter(r.status.value for r in results)))
     for task, result in zip(tasks, results):
-        summary.renders[task.id] = result.to_dict()
+        digest = hashlib.sha256(result.output.read_bytes()).hexdigest() if result.output else None
+        summary.renders[task.id] = {**result.to_dict(), "sha256": digest}
         if not result.ok:
             summary.failures.append({"task": task.id, "status": result.status.value, "error": result.error_tail})
     return summary

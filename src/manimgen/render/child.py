@@ -2,12 +2,15 @@
 
 It replaces the `manim` command line so that scene choice never prompts, caching of partial movies
 is off (it only costs time for one-shot renders), errors come out as plain tracebacks (what a model
-can read), and the parent learns the output path from one marked line on stdout.
+can read), Manim writes its output to the fixed places protocol.py names, and the parent learns
+which scene was rendered from one marked line on stdout (which it checks against the code, since the
+scene's own code can print that line too). A crash in native code still prints the Python stack.
 """
 
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import importlib.util
 import json
 import os
@@ -17,7 +20,7 @@ import traceback
 import warnings
 from pathlib import Path
 
-from manimgen.render.protocol import EXIT_NO_SCENE, RESULT_MARKER
+from manimgen.render.protocol import EXIT_NO_SCENE, IMAGE_DIR, MEDIA_DIR, OUTPUT_STEM, RESULT_MARKER, VIDEO_DIR
 
 MODULE_NAME = "scene"
 
@@ -29,7 +32,6 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--width", type=int, required=True)
     parser.add_argument("--height", type=int, required=True)
     parser.add_argument("--fps", type=int, required=True)
-    parser.add_argument("--media-dir", required=True)
     parser.add_argument("--geometry", default=None, help="write the scene's geometry snapshots (JSON) to this file")
     return parser.parse_args(argv)
 
@@ -67,10 +69,14 @@ def import_manim() -> None:
 
 def main(argv: list[str]) -> int:
     args = _parse_args(argv)
+    faulthandler.enable()
     import_manim()
     from manim import Scene, config
 
-    config.media_dir = args.media_dir
+    scratch = Path.cwd()
+    config.media_dir = str(scratch / MEDIA_DIR)
+    config.video_dir, config.images_dir = str(scratch / VIDEO_DIR), str(scratch / IMAGE_DIR)
+    config.output_file = OUTPUT_STEM
     config.pixel_width, config.pixel_height, config.frame_rate = args.width, args.height, args.fps
     config.disable_caching = True
     config.progress_bar = "none"
@@ -106,10 +112,7 @@ def main(argv: list[str]) -> int:
         traceback.print_exc()
         print_latex_errors(error)
         return 1
-    writer = scene.renderer.file_writer
-    outputs = [getattr(writer, "movie_file_path", None), getattr(writer, "image_file_path", None)]
-    produced = next((str(p) for p in outputs if p and Path(p).is_file()), None)
-    print(RESULT_MARKER + json.dumps({"scene": scene_class.__name__, "output": produced}), flush=True)
+    print(RESULT_MARKER + json.dumps({"scene": scene_class.__name__}), flush=True)
     return 0
 
 

@@ -8,10 +8,12 @@ same RenderResult for the same outcome.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -24,7 +26,8 @@ from typing import Protocol
 
 from manimgen.render.cache import RenderCache, cache_root, render_key
 from manimgen.render.geometry import read_geometry
-from manimgen.render.protocol import EXIT_NO_SCENE, RESULT_MARKER
+from manimgen.render.handover import HandoverError, take_output
+from manimgen.render.protocol import EXIT_NO_SCENE, OUTPUTS, RESULT_MARKER
 from manimgen.render.result import DEFAULT_QUALITY, RenderResult, RenderStatus, get_quality
 from manimgen.render.sandbox import Completed, Limits, Sandbox
 
@@ -34,7 +37,8 @@ GEOMETRY_FILE = "geometry.json"
 CHILD_MODULE = "manimgen.render.child"
 LATEX_SIGNS = ("latex error converting", "LaTeX Error", "dvisvgm", "! Undefined control sequence", "! Missing")
 MISSING_TEX_PROGRAM = re.compile(r"No such file or directory: '(latex|xelatex|lualatex|pdflatex|dvisvgm)'")
-SIGNAL_NAMES = {9: "SIGKILL (memory or process limit)", 24: "SIGXCPU (CPU time limit)", 25: "SIGXFSZ (file size limit)"}
+LIMIT_SIGNALS = {signal.SIGXCPU: "the CPU time limit", signal.SIGXFSZ: "the file size limit"}
+MAX_REPORT_CHARS = 200
 
 
 class ChildRunner(Protocol):
@@ -61,9 +65,11 @@ class FreshSandbox:
     @contextmanager
     def scratch(self) -> Iterator[Path]:
         with tempfile.TemporaryDirectory(prefix="manimgen-render-") as tmp:
-            scratch = Path(tmp) / "scratch"
-            scratch.mkdir()
-            yield scratch
+            volume = self._sandbox.volume(Path(tmp) / "scratch")
+            try:
+                yield volume.path
+            finally:
+                volume.close()
 
     def run_child(self, child_args: list[str], scratch: Path) -> Completed:
         return self._sandbox.run([sys.executable, "-m", CHILD_MODULE, *child_args], scratch)
@@ -72,6 +78,30 @@ class FreshSandbox:
 @cache
 def default_cache() -> RenderCache:
     return RenderCache()
+
+
+def signal_reason(number: int) -> str:
+    """`SIGSEGV: segmentation fault`, with the limit behind it for the signals a limit sends."""
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+    description = (signal.strsignal(number) or name).lower()
+    limit = LIMIT_SIGNALS.get(signal.Signals(number))
+    return f"{name}: {description}" + (f" ({limit})" if limit else "")
+
+
+def _native_crash(stderr: str) -> str | None:
+    """The Python stack the child printed when native code crashed, cut to its scene lines.
+
+    Python prints the innermost frame first, then Manim's, ours and a long list of extension
+    modules, so the last lines of the output would hold everything but the scene's own line.
+    """
+    start = stderr.rfind("Fatal Python error:")
+    if start < 0:
+        return None
+    lines = stderr[start:].splitlines()
+    return "\n".join([lines[0], *(line for line in lines if line.strip().startswith(f'File "{SCENE_FILE}"'))])
 
 
 def _last_lines(text: str, count: int = ERROR_TAIL_LINES) -> str:
@@ -108,11 +138,14 @@ def _classify(done: Completed, limits: Limits) -> tuple[RenderStatus, str]:
     if done.killed_by == "disk quota":
         return RenderStatus.CODE_ERROR, f"OSError: the scene wrote more than {limits.disk_bytes >> 20} MiB to disk"
     tail = _last_lines(done.stderr_tail)
+    if done.killed_by == "memory":
+        cap = f"MemoryError: the render's processes together went over the {limits.memory_bytes >> 20} MiB memory limit"
+        return RenderStatus.CODE_ERROR, _last_lines(f"{tail}\n{cap}")
     if done.returncode == EXIT_NO_SCENE:
         return RenderStatus.NO_SCENE, tail
     if done.returncode is not None and done.returncode < 0:
-        reason = SIGNAL_NAMES.get(-done.returncode, f"signal {-done.returncode}")
-        return RenderStatus.CODE_ERROR, _last_lines(f"{tail}\nKilled by {reason}")
+        crash = _native_crash(done.stderr_tail) or tail
+        return RenderStatus.CODE_ERROR, _last_lines(f"{crash}\nKilled by {signal_reason(-done.returncode)}")
     if "bwrap:" in done.stderr_tail and "Traceback" not in done.stderr_tail:
         return RenderStatus.SANDBOX_ERROR, tail
     missing_program = MISSING_TEX_PROGRAM.search(done.stderr_tail)
@@ -127,12 +160,52 @@ def _classify(done: Completed, limits: Limits) -> tuple[RenderStatus, str]:
     return RenderStatus.CODE_ERROR, tail
 
 
-def _reported_output(stdout: str) -> tuple[str | None, str | None]:
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(RESULT_MARKER):
-            payload = json.loads(line[len(RESULT_MARKER) :])
-            return payload.get("scene"), payload.get("output")
-    return None, None
+def _defined_classes(code: str) -> set[str]:
+    return {node.name for node in ast.walk(ast.parse(code)) if isinstance(node, ast.ClassDef)}
+
+
+class Refused(Exception):
+    """The render exited cleanly, but what it left is not taken: `status` and `message` say why."""
+
+    def __init__(self, status: RenderStatus, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def _reported_scene(stdout: str, code: str, requested: str | None) -> str:
+    """The scene the child says it rendered, accepted only as a class the code defines (or the one asked for).
+
+    The scene's code can print the report line itself, so nothing in it is trusted: a malformed
+    line, or a name that is not one of the code's own classes, is refused.
+    """
+    line = next((line for line in reversed(stdout.splitlines()) if line.startswith(RESULT_MARKER)), None)
+    if line is None:
+        raise Refused(RenderStatus.NO_OUTPUT, "the render ended without reporting a scene (did the code exit early?)")
+    try:
+        payload = json.loads(line[len(RESULT_MARKER) :])
+    except ValueError:
+        payload = None
+    name = payload.get("scene") if isinstance(payload, dict) else None
+    if not isinstance(name, str):
+        raise Refused(RenderStatus.CODE_ERROR, "RenderReportError: the render's report could not be read")
+    if name not in ({requested} if requested else _defined_classes(code)) or not name.isidentifier():
+        message = f"RenderReportError: the render reported scene {name[:MAX_REPORT_CHARS]!r}, which the code does not define"
+        raise Refused(RenderStatus.CODE_ERROR, message)
+    return name
+
+
+def _hand_over(scratch: Path, keep_in: Path, name: str, max_bytes: int) -> Path:
+    """The output copied into `keep_in` as `name` + its suffix, under a name the host chose."""
+    keep_in.mkdir(parents=True, exist_ok=True)
+    try:
+        kept = take_output(scratch, OUTPUTS, keep_in / name, max_bytes)
+    except HandoverError as error:
+        raise Refused(RenderStatus.CODE_ERROR, str(error)) from None
+    except OSError as error:
+        raise Refused(RenderStatus.CODE_ERROR, f"RenderOutputError: the output could not be read ({error.strerror})") from None
+    if kept is None:
+        raise Refused(RenderStatus.NO_OUTPUT, "the scene rendered but wrote no video or image")
+    return kept
 
 
 def render_uncached(
@@ -156,25 +229,22 @@ def render_uncached(
         (scratch / SCENE_FILE).write_text(code, encoding="utf-8")
         argv = ["--file", SCENE_FILE]
         argv += ["--width", str(settings.width), "--height", str(settings.height), "--fps", str(settings.fps)]
-        argv += ["--media-dir", str(scratch / "media")]
         if scene:
             argv += ["--scene", scene]
         if geometry:
             argv += ["--geometry", GEOMETRY_FILE]
         done = runner.run_child(argv, scratch)
-        chosen, output = _reported_output(done.stdout_tail) if done.returncode == 0 else (None, None)
         seconds = time.monotonic() - started
-        if done.returncode == 0 and done.killed_by is None:
-            produced = Path(output) if output else None
-            if produced is None or not produced.is_file() or not produced.resolve().is_relative_to(scratch.resolve()):
-                return RenderResult(RenderStatus.NO_OUTPUT, None, chosen or scene, "the scene rendered but wrote no video or image", quality, seconds)
-            keep_in.mkdir(parents=True, exist_ok=True)
-            kept = keep_in / f"{chosen}{produced.suffix}"
-            shutil.move(produced, kept)
-            layout = read_geometry(scratch / GEOMETRY_FILE) if geometry else None
-            return RenderResult(RenderStatus.OK, kept, chosen, "", quality, seconds, geometry=layout)
-        status, tail = _classify(done, runner.limits)
-        return RenderResult(status, None, scene, _without_scratch(tail, scratch), quality, seconds)
+        if done.returncode != 0 or done.killed_by is not None:
+            status, tail = _classify(replace(done, stderr_tail=_without_scratch(done.stderr_tail, scratch)), runner.limits)
+            return RenderResult(status, None, scene, tail, quality, seconds)
+        try:
+            chosen = _reported_scene(done.stdout_tail, code, scene)
+            kept = _hand_over(scratch, keep_in, chosen, runner.limits.file_size_bytes)
+        except Refused as refusal:
+            return RenderResult(refusal.status, None, scene, refusal.message, quality, seconds)
+        layout = read_geometry(scratch / GEOMETRY_FILE) if geometry else None
+        return RenderResult(RenderStatus.OK, kept, chosen, "", quality, seconds, geometry=layout)
 
 
 def render(

@@ -1,15 +1,19 @@
 """Run one untrusted command with hard limits: the only door through which generated code executes.
 
 Layers, strongest available first:
-- bubblewrap: read-only root, private /tmp, the user's home hidden, every namespace unshared (no
-  network), every capability dropped (root inside can neither ptrace nor open the /proc entries of
-  a non-dumpable process), the process tree dies with its parent;
+- bubblewrap: a filesystem view of only what renders need (`/usr`, the Python environment, the
+  TeX tree, fonts, a few `/etc` files; no `/run`, `/var`, `/home`, `/root`, `/srv`, `/mnt`,
+  `/media`, so no host socket or private file), read-only but for the scratch folder and sized
+  private `/tmp` and `/dev/shm`; every namespace unshared (no network); every capability dropped;
+  the process tree dies with its parent;
 - unshare: no network and a private PID namespace, the filesystem as it is;
 - plain: resource limits only.
-In every mode: a wall-clock timeout that kills the whole process tree, an address-space cap, CPU,
-file-size, open-file and core limits, a process-count cap through the cgroup v1 `pids` controller
-where it is writable, a watched disk quota on the scratch directory, and an environment built from an
-allow-list so no secret of the parent reaches the child.
+In every mode: scenes run as an unprivileged user (`nobody`) when we are root; a wall-clock timeout
+that kills the whole process tree; per-process address-space, CPU, file-size, open-file and core
+limits; a memory and a process-count cap on the whole tree through a cgroup where one can be made
+(render/cgroups.py); a scratch folder whose size is a hard limit where a tmpfs can be mounted
+(render/volume.py), else a watched one; TeX kept to its own tree and the scratch folder; and an
+environment built from an allow-list so no secret of the parent reaches the child.
 """
 
 from __future__ import annotations
@@ -21,20 +25,38 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, BinaryIO
 
+from manimgen.render import cgroups
+from manimgen.render.cgroups import RunCgroup
+from manimgen.render.volume import Volume, hard_quota_available
+
 GIB = 1 << 30
 MIB = 1 << 20
-PIDS_CGROUP_ROOT = Path("/sys/fs/cgroup/pids")
 ENV_PASSTHROUGH = ("LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TZ")
-HIDDEN_DIRS = ("/root", "/home")
+UNPRIVILEGED = (65534, 65534)
+# What a render reads besides the Python environment: programs and libraries, the TeX tree and its
+# generated formats, fonts and their caches, and the few /etc files the loader, TeX and fontconfig open.
+SYSTEM_VIEW = (
+    "/usr",
+    "/etc/alternatives",
+    "/etc/fonts",
+    "/etc/texmf",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/mime.types",
+    "/etc/papersize",
+    "/var/lib/texmf",
+    "/var/cache/fontconfig",
+)
+TOP_LEVEL_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 POLL_SECONDS = 0.1
-CGROUP_REMOVE_SECONDS = 5.0
 TAIL_BYTES = 64 * 1024
 
 
@@ -46,7 +68,11 @@ class SandboxMode(StrEnum):
 
 @dataclass(frozen=True)
 class Limits:
-    """Hard limits for one run; the defaults fit a Manim render at 480p."""
+    """Hard limits for one run; the defaults fit a Manim render at 480p.
+
+    `memory_bytes` caps each process's address space and, where a memory cgroup can be made, the
+    resident memory of the whole process tree together (its tmpfs files included).
+    """
 
     timeout_s: float = 300.0
     memory_bytes: int = 2 * GIB
@@ -55,11 +81,15 @@ class Limits:
     open_files: int = 512
     processes: int = 64
     disk_bytes: int = 1 * GIB
+    shm_bytes: int = 64 * MIB
 
 
 @dataclass
 class Completed:
-    """How the command ended. `killed_by` names the limit that stopped it, if any."""
+    """How the command ended. `killed_by` names the limit that stopped it, if any.
+
+    A negative `returncode` is the signal that ended the command, as in `subprocess`.
+    """
 
     returncode: int | None
     killed_by: str | None
@@ -90,19 +120,19 @@ def detect_mode() -> SandboxMode:
 
 
 @functools.cache
-def pids_cgroup_available() -> bool:
-    """Whether a child cgroup can be made to cap and reap the process tree."""
-    probe = PIDS_CGROUP_ROOT / f"manimgen-probe-{os.getpid()}"
-    try:
-        probe.mkdir()
-        probe.rmdir()
-        return True
-    except OSError:
-        return False
+def scene_user() -> tuple[int, int] | None:
+    """The (uid, gid) scenes run as: `nobody` when we are root, else None (they keep our own user)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        return None
+    return UNPRIVILEGED
 
 
 def scrubbed_env(scratch: Path) -> dict[str, str]:
-    """An environment from an allow-list: nothing of the parent's beyond locale and tuning switches."""
+    """An environment from an allow-list: nothing of the parent's beyond locale and tuning switches.
+
+    The kpathsea variables keep TeX to its own tree and the scratch folder: no absolute or `..`
+    path outside `TEXMFOUTPUT` is read or written, and no shell command runs.
+    """
     bin_dir = str(Path(sys.executable).parent)
     env = {
         "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin",
@@ -117,37 +147,80 @@ def scrubbed_env(scratch: Path) -> dict[str, str]:
         "OMP_NUM_THREADS": "1",
         "OPENBLAS_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
+        "TEXMFOUTPUT": str(scratch),
+        "openin_any": "p",
+        "openout_any": "p",
+        "shell_escape": "f",
     }
     env.update({name: os.environ[name] for name in ENV_PASSTHROUGH if name in os.environ})
     return env
 
 
-def paths_to_reexpose() -> list[str]:
-    """The interpreter, its site-packages and this package, where they sit under directories the sandbox hides."""
+def python_paths() -> list[str]:
+    """The interpreter, its environment and this package: what a render needs beyond the system view."""
     import site
 
     import manimgen
 
-    hidden = (*HIDDEN_DIRS, "/tmp")
     package_root = str(Path(manimgen.__file__).resolve().parent.parent)
-    candidates = {sys.prefix, sys.base_prefix, package_root, *site.getsitepackages()}
-    keep = sorted({os.path.realpath(p) for p in candidates if p and os.path.isdir(p)})
-    keep = [p for p in keep if any(p == d or p.startswith(d + "/") for d in hidden)]
+    interpreter_dir = os.path.dirname(os.path.realpath(sys.executable))
+    candidates = {sys.prefix, sys.base_prefix, package_root, interpreter_dir, *site.getsitepackages()}
+    found = sorted({os.path.realpath(p) for p in candidates if p and os.path.isdir(p)})
     outermost: list[str] = []
-    for path in keep:
-        if not any(path.startswith(parent + "/") for parent in outermost):
+    for path in found:
+        if not any(path == parent or path.startswith(parent + "/") for parent in [*outermost, "/usr"]):
             outermost.append(path)
     return outermost
 
 
-def _bwrap_prefix(scratch: Path, limits: Limits) -> list[str]:
-    argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    argv += ["--size", str(limits.disk_bytes), "--tmpfs", "/tmp"]
-    argv += [arg for d in HIDDEN_DIRS if os.path.isdir(d) for arg in ("--tmpfs", d)]
-    argv += [arg for path in paths_to_reexpose() for arg in ("--ro-bind", path, path)]
-    argv += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch)]
-    argv += ["--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--"]
+def _parents(path: str, made: set[str]) -> list[str]:
+    """bubblewrap arguments that make the folders above `path` traversable (it would make them 0700)."""
+    argv: list[str] = []
+    for parent in reversed(Path(path).parents[:-1]):
+        if str(parent) not in made:
+            made.add(str(parent))
+            argv += ["--perms", "0755", "--dir", str(parent)]
     return argv
+
+
+@functools.cache
+def _root_view() -> tuple[str, ...]:
+    """bubblewrap arguments that build the filesystem a render sees, on an empty root."""
+    argv: list[str] = []
+    made = {"/tmp"}
+    for name in TOP_LEVEL_LINKS:
+        path = f"/{name}"
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            argv += ["--ro-bind", path, path]
+    for path in SYSTEM_VIEW:
+        if os.path.exists(path):
+            argv += [*_parents(path, made), "--ro-bind", path, path]
+    for path in python_paths():
+        argv += [*_parents(path, made), "--ro-bind", path, path]
+    return tuple(argv)
+
+
+def _bwrap_prefix(scratch: Path, limits: Limits) -> list[str]:
+    argv = ["bwrap", "--perms", "1777", "--size", str(limits.disk_bytes), "--tmpfs", "/tmp", *_root_view()]
+    argv += ["--dev", "/dev", "--perms", "1777", "--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm", "--proc", "/proc"]
+    argv += [*_parents(str(scratch), {"/tmp"}), "--bind", str(scratch), str(scratch), "--chdir", str(scratch), "--remount-ro", "/"]
+    argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if scene_user() is None:
+        return [*argv, "--unshare-all", "--"]
+    # No user namespace for root: in one, the scene's user would map back to host root.
+    argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    return [*argv, "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--"]
+
+
+def _user_prefix() -> list[str]:
+    """Drop to the unprivileged user with no capability left, before anything of the render runs."""
+    user = scene_user()
+    if user is None:
+        return []
+    uid, gid = user
+    return ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
 
 
 def _limit_prefix(limits: Limits) -> list[str]:
@@ -196,38 +269,15 @@ def directory_size(root: Path, budget_entries: int = 100_000) -> int:
     return total
 
 
-class ProcessCgroup:
-    """A pids cgroup for one run: caps the process count and finds every member to kill."""
-
-    def __init__(self, max_processes: int) -> None:
-        self.path = PIDS_CGROUP_ROOT / f"manimgen-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-        self.path.mkdir()
-        (self.path / "pids.max").write_text(str(max_processes))
-
-    def kill_all(self) -> None:
-        for _ in range(50):
-            members = (self.path / "cgroup.procs").read_text().split()
-            if not members:
-                return
-            for pid in members:
-                try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.02)
-
-    def remove(self) -> None:
-        """Kill the members and remove the group, retrying while a fork still in flight lands in it."""
-        deadline = time.monotonic() + CGROUP_REMOVE_SECONDS
-        while True:
-            self.kill_all()
-            try:
-                self.path.rmdir()
-                return
-            except OSError:
-                if time.monotonic() > deadline:
-                    return
-                time.sleep(0.02)
+def signal_of(returncode: int | None, mode: SandboxMode) -> int | None:
+    """The signal that ended a run: subprocess says -N; bubblewrap, as PID 1, exits with 128 + N instead."""
+    if returncode is None:
+        return None
+    if returncode < 0:
+        return -returncode
+    if mode is SandboxMode.BWRAP and 128 < returncode < 128 + signal.NSIG:
+        return returncode - 128
+    return None
 
 
 class Sandbox:
@@ -236,19 +286,29 @@ class Sandbox:
     def __init__(self, limits: Limits | None = None, mode: SandboxMode | None = None) -> None:
         self.limits = limits or Limits()
         self.mode = mode or detect_mode()
-        self.use_cgroup = pids_cgroup_available()
+
+    def volume(self, path: Path) -> Volume:
+        """`path` made into a writable folder for the render's user, sized to the disk quota where possible."""
+        return Volume(path, self.limits.disk_bytes, scene_user())
+
+    def give(self, path: Path) -> None:
+        """Hand a folder or file the host made inside the scratch folder to the user scenes run as."""
+        user = scene_user()
+        if user is not None:
+            os.chown(path, *user)
 
     def start(
         self, argv: list[str], scratch: Path, *, stdin: int | IO[bytes], stdout: int | IO[bytes], stderr: int | IO[bytes]
-    ) -> tuple[subprocess.Popen[bytes], ProcessCgroup | None]:
+    ) -> tuple[subprocess.Popen[bytes], RunCgroup]:
         """Start `argv` inside the walls without waiting: one-shot renders and warm workers get the same ones.
 
         The caller watches the process and, when done, calls `kill_tree` as needed and `remove` on the cgroup.
         """
-        cgroup = ProcessCgroup(self.limits.processes) if self.use_cgroup else None
+        cgroup = RunCgroup(self.limits.processes, self.limits.memory_bytes)
         command = self._wrap(argv, scratch)
-        if cgroup is not None:
-            command = ["sh", "-c", f'echo $$ > "{cgroup.path}/cgroup.procs" && exec "$@"', "sandbox", *command]
+        if cgroup.procs_files:
+            join = " && ".join(f'echo $$ > "${index + 1}"' for index in range(len(cgroup.procs_files)))
+            command = ["sh", "-c", f'{join} && shift {len(cgroup.procs_files)} && exec "$@"', "sandbox", *map(str, cgroup.procs_files), *command]
         try:
             process = subprocess.Popen(
                 command,
@@ -260,8 +320,7 @@ class Sandbox:
                 start_new_session=True,
             )
         except OSError:
-            if cgroup is not None:
-                cgroup.remove()
+            cgroup.remove()
             raise
         return process, cgroup
 
@@ -269,9 +328,10 @@ class Sandbox:
         """Run `argv` with `scratch` as its only writable place; never raises for what the child does."""
         scratch = scratch.resolve()
         (scratch / "tmp").mkdir(parents=True, exist_ok=True)
+        self.give(scratch / "tmp")
         logs = scratch.parent / f".{scratch.name}.logs"
         logs.mkdir(exist_ok=True)
-        cgroup: ProcessCgroup | None = None
+        cgroup: RunCgroup | None = None
         started = time.monotonic()
         stdout_path, stderr_path = logs / "stdout", logs / "stderr"
         killed_by: str | None = None
@@ -282,38 +342,44 @@ class Sandbox:
                 if killed_by:
                     kill_tree(process, cgroup)
                 returncode = process.wait()
+                if killed_by is None and cgroup.oom_kills():
+                    killed_by = "memory"
         except OSError as error:
             return Completed(None, "sandbox", "", f"sandbox could not start: {error}", time.monotonic() - started)
         finally:
             if cgroup is not None:
                 cgroup.remove()
         seconds = time.monotonic() - started
+        signal_number = signal_of(returncode, self.mode)
+        returncode = -signal_number if signal_number else returncode
         result = Completed(returncode, killed_by, _tail(stdout_path), _tail(stderr_path), seconds)
         shutil.rmtree(logs, ignore_errors=True)
         return result
 
     def _wrap(self, argv: list[str], scratch: Path) -> list[str]:
-        limited = _limit_prefix(self.limits) + argv
+        inner = _user_prefix() + _limit_prefix(self.limits) + argv
         if self.mode is SandboxMode.BWRAP:
-            return _bwrap_prefix(scratch, self.limits) + limited
+            return _bwrap_prefix(scratch, self.limits) + inner
         if self.mode is SandboxMode.UNSHARE:
-            return ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", "--", *limited]
-        return limited
+            return ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", "--", *inner]
+        return inner
 
     def watch(
         self, finished: Callable[[float], bool], scratch: Path, started: float, timeout_s: float | None = None
     ) -> str | None:
         """Wait until `finished(seconds)` (which may block that long) says so; else name the limit that ran out.
 
-        `timeout_s` replaces the limits' wall timeout, for waits that are not a render.
+        `timeout_s` replaces the limits' wall timeout, for waits that are not a render. The scratch
+        folder's size is watched only where it is not a sized tmpfs already.
         """
         timeout_s = self.limits.timeout_s if timeout_s is None else timeout_s
+        watch_disk = not hard_quota_available()
         last_disk_check = 0.0
         while not finished(POLL_SECONDS):
             now = time.monotonic()
             if now - started > timeout_s:
                 return "timeout"
-            if now - last_disk_check > 0.5:
+            if watch_disk and now - last_disk_check > 0.5:
                 last_disk_check = now
                 if directory_size(scratch) > self.limits.disk_bytes:
                     return "disk quota"
@@ -328,7 +394,7 @@ def _exited(process: subprocess.Popen[bytes], seconds: float) -> bool:
     return True
 
 
-def kill_tree(process: subprocess.Popen[bytes], cgroup: ProcessCgroup | None) -> None:
+def kill_tree(process: subprocess.Popen[bytes], cgroup: RunCgroup | None) -> None:
     """SIGKILL the session `process` leads and every member of its cgroup (which catches setsid escapees)."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
@@ -338,13 +404,45 @@ def kill_tree(process: subprocess.Popen[bytes], cgroup: ProcessCgroup | None) ->
         cgroup.kill_all()
 
 
-def describe() -> str:
-    """One line for `doctor`: which isolation is active and what it lacks."""
+def protections() -> list[tuple[str, bool, str, str]]:
+    """Each wall of the sandbox, for `doctor`: (name, whether it is up here, what it is, how to raise it)."""
     mode = detect_mode()
-    gaps = {
-        SandboxMode.BWRAP: "",
-        SandboxMode.UNSHARE: " (no read-only filesystem: install bubblewrap)",
-        SandboxMode.PLAIN: " (no network or filesystem isolation: install bubblewrap)",
-    }[mode]
-    cgroup = "process cap via pids cgroup" if pids_cgroup_available() else "no process-count cap (no writable pids cgroup)"
-    return f"{mode.value}{gaps}; {cgroup}"
+    controllers = cgroups.active()
+    user = scene_user()
+    as_root = "run manimgen as root"
+    return [
+        (
+            "isolation",
+            mode is SandboxMode.BWRAP,
+            {
+                SandboxMode.BWRAP: "bubblewrap: only the system, Python and TeX folders, no network, no capability",
+                SandboxMode.UNSHARE: "unshare: no network, but the whole filesystem is visible",
+                SandboxMode.PLAIN: "none: no network or filesystem isolation",
+            }[mode],
+            "apt-get install -y bubblewrap",
+        ),
+        (
+            "scene user",
+            user is not None or os.geteuid() != 0,
+            f"nobody (uid {user[0]}), no capability" if user else f"uid {os.geteuid()}, the invoking user",
+            "apt-get install -y util-linux (for setpriv)",
+        ),
+        (
+            "memory cap",
+            "memory" in controllers,
+            "whole process tree (cgroup)" if "memory" in controllers else "per process only (no writable memory cgroup)",
+            f"{as_root}, or start it in a delegated cgroup (systemd-run --user -p Delegate=yes)",
+        ),
+        (
+            "process cap",
+            "pids" in controllers,
+            "whole process tree (cgroup)" if "pids" in controllers else "none (no writable pids cgroup)",
+            f"{as_root}, or start it in a delegated cgroup (systemd-run --user -p Delegate=yes)",
+        ),
+        (
+            "disk quota",
+            hard_quota_available(),
+            "hard: a sized tmpfs per render" if hard_quota_available() else "watched every 0.5 s (cannot mount a tmpfs)",
+            as_root,
+        ),
+    ]

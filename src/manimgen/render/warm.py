@@ -3,9 +3,10 @@
 A fresh render spends most of its time importing Manim. A `WarmWorker` starts the same sandbox a
 fresh render gets (same mode, limits, scrubbed environment and process cgroup), runs
 render/worker.py in it, and hands it one render at a time. Each render gets a fresh scratch folder
-inside the worker's only writable folder, and that folder is emptied after every render. The wall
-timeout (counted from the request, not from the worker's start-up) and the disk quota are watched
-here, as for a fresh render; a worker that runs out of either, dies, or cannot clean up after a
+on the worker's quota volume and a pair of log files beside it (outside the quota, so a render that
+fills its disk still leaves its traceback); both are emptied after every render. The wall timeout
+(counted from the request, not from the worker's start-up) is watched here, and so is the disk quota
+where it is not a sized tmpfs; a worker that runs out of either, dies, or cannot clean up after a
 render is killed with its whole process tree and replaced by a new one at the next render.
 """
 
@@ -27,17 +28,9 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from manimgen.render.sandbox import (
-    HIDDEN_DIRS,
-    Completed,
-    Limits,
-    ProcessCgroup,
-    Sandbox,
-    SandboxMode,
-    kill_tree,
-    paths_to_reexpose,
-    read_tail,
-)
+from manimgen.render.cgroups import RunCgroup
+from manimgen.render.sandbox import Completed, Limits, Sandbox, SandboxMode, kill_tree, python_paths, read_tail
+from manimgen.render.volume import Volume
 
 WORKER_MODULE = "manimgen.render.worker"
 # The worker's own CPU time (~7 ms per render) counts against the per-process CPU limit it runs under.
@@ -45,7 +38,7 @@ RENDERS_PER_WORKER = 1000
 CLOSE_WAIT_S = 5.0
 # Start-up (sandbox plus Manim import, ~2 s on an idle machine) is not render time; this only catches a hung worker.
 START_TIMEOUT_S = 120.0
-PRIVATE_TMPFS = ("/tmp", "/dev/shm", *HIDDEN_DIRS)
+PRIVATE_TMPFS = ("/tmp", "/dev/shm")
 
 
 def _empty(folder: Path) -> None:
@@ -67,8 +60,9 @@ class WarmWorker:
         self.limits = limits
         self._sandbox = Sandbox(replace(limits, processes=limits.processes + 1))
         self._home: Path | None = None
+        self._volume: Volume | None = None
         self._process: subprocess.Popen[bytes] | None = None
-        self._cgroup: ProcessCgroup | None = None
+        self._cgroup: RunCgroup | None = None
         self._errors: BinaryIO | None = None
         self._pending = b""
         self._renders = 0
@@ -76,33 +70,42 @@ class WarmWorker:
 
     @property
     def root(self) -> Path:
-        """The worker's only writable folder: each render's scratch and logs live in it, one render at a time."""
+        """The folder the worker sees: `jobs` (the quota volume) for each render's scratch, `logs` for its output."""
         if self._home is None:
             self._home = Path(tempfile.mkdtemp(prefix="manimgen-warm-")).resolve()
-            (self._home / "root").mkdir()
+            (self._home / "root" / "logs").mkdir(parents=True)
+            self._volume = self._sandbox.volume(self._home / "root" / "jobs")
         return self._home / "root"
 
     @contextmanager
     def scratch(self) -> Iterator[Path]:
-        scratch = self.root / f"job-{next(self._job_numbers)}"
+        scratch = self.root / "jobs" / f"job-{next(self._job_numbers)}"
         scratch.mkdir()
+        self._sandbox.give(scratch)
         try:
             yield scratch
         finally:
-            _empty(self.root)
+            _empty(self.root / "jobs")
+            _empty(self.root / "logs")
 
     def run_child(self, child_args: list[str], scratch: Path) -> Completed:
         started = time.monotonic()
         (scratch / "tmp").mkdir(exist_ok=True)
-        logs = scratch.parent / f".{scratch.name}.logs"
-        logs.mkdir()
-        with (logs / "stdout").open("w+b") as out, (logs / "stderr").open("w+b") as err:
+        self._sandbox.give(scratch / "tmp")
+        logs = self.root / "logs"
+        with (logs / f"{scratch.name}.stdout").open("w+b") as out, (logs / f"{scratch.name}.stderr").open("w+b") as err:
+            for log in (out, err):
+                self._sandbox.give(Path(log.name))
             try:
                 self._send({"args": child_args, "scratch": str(scratch), "stdout": out.name, "stderr": err.name})
             except WorkerUnavailable as error:
                 return Completed(None, "sandbox", "", str(error), time.monotonic() - started)
-            killed_by = self._sandbox.watch(self._line_ready, self.root, time.monotonic())
+            assert self._cgroup is not None
+            oom_kills = self._cgroup.oom_kills()
+            killed_by = self._sandbox.watch(self._line_ready, self.root / "jobs", time.monotonic())
             reply = None if killed_by else self._take_line()
+            if killed_by is None and self._cgroup.oom_kills() > oom_kills:
+                killed_by = "memory"
             stdout_tail, stderr_tail = read_tail(out), read_tail(err)
         seconds = time.monotonic() - started
         if killed_by is not None:
@@ -124,6 +127,9 @@ class WarmWorker:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._process.wait(timeout=CLOSE_WAIT_S)
         self._discard()
+        if self._volume is not None:
+            self._volume.close()
+            self._volume = None
         if self._home is not None:
             shutil.rmtree(self._home, ignore_errors=True)
             self._home = None
@@ -144,10 +150,11 @@ class WarmWorker:
         """Start a worker and wait until Manim is imported; the render's own timeout starts after that."""
         root = self.root
         (root / "tmp").mkdir(exist_ok=True)
+        self._sandbox.give(root / "tmp")
         argv = [sys.executable, "-m", WORKER_MODULE, "--limits", json.dumps(asdict(self.limits))]
         if self._sandbox.mode is SandboxMode.BWRAP:
             argv += [arg for folder in PRIVATE_TMPFS if os.path.isdir(folder) for arg in ("--wipe", folder)]
-            argv += [arg for path in (str(root), *paths_to_reexpose()) for arg in ("--keep", path)]
+            argv += [arg for path in (str(root), *python_paths()) for arg in ("--keep", path)]
         assert self._home is not None
         self._errors = (self._home / "worker.stderr").open("w+b")
         try:
@@ -157,7 +164,7 @@ class WarmWorker:
         except OSError as error:
             self._discard()
             raise WorkerUnavailable(f"RenderWorkerError: the warm render worker could not start: {error}") from None
-        killed_by = self._sandbox.watch(self._line_ready, root, time.monotonic(), timeout_s=START_TIMEOUT_S)
+        killed_by = self._sandbox.watch(self._line_ready, root / "jobs", time.monotonic(), timeout_s=START_TIMEOUT_S)
         ready = None if killed_by else self._take_line()
         if ready != {"ready": True}:
             output = read_tail(self._errors).strip()
@@ -177,8 +184,16 @@ class WarmWorker:
         return not chunk or b"\n" in self._pending
 
     def _take_line(self) -> dict[str, Any] | None:
+        """The worker's next message; None when it is gone or said something that is not one of its messages."""
         line, newline, self._pending = self._pending.partition(b"\n")
-        return json.loads(line) if newline else None
+        try:
+            message = json.loads(line) if newline else None
+        except ValueError:
+            return None
+        if message == {"ready": True}:
+            return message
+        valid = isinstance(message, dict) and isinstance(message.get("returncode"), int) and isinstance(message.get("clean"), bool)
+        return message if valid else None
 
     def _discard(self) -> None:
         """Kill the worker with every process it or a render started; the next render starts a new one."""

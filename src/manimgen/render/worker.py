@@ -5,9 +5,9 @@ cwd, HOME, TMPDIR and media dir, the per-render rlimits, an allow-listed environ
 render/child.py's `run` unchanged. The worker never executes scene code itself, so every fork starts
 from the same clean state. After each render it kills whatever the render left running (as child
 subreaper it inherits every orphan, setsid daemons included) and empties the sandbox's private
-tmpfs folders, so nothing of one render reaches the next. It is not dumpable, so under bubblewrap
-(where renders hold no capabilities) a render can neither ptrace it nor open its memory or file
-descriptors through /proc.
+tmpfs folders, so nothing of one render reaches the next. It is not dumpable, so a render, which
+holds no capability (it runs as an unprivileged user, or under bubblewrap), can neither ptrace it
+nor open its memory or file descriptors through /proc.
 
 Protocol, one JSON object per line: the worker says {"ready": true} once Manim is imported, then
 answers each request {"args", "scratch", "stdout", "stderr"} with {"returncode", "clean"}.

@@ -1,0 +1,69 @@
+"""A render's writable folder with a hard size: a sized tmpfs mounted over it where this process may mount.
+
+A watched folder can be overrun between two looks (a fast writer reached twice its quota); a tmpfs
+of the quota's size answers "No space left on device" at the byte. Mounting needs CAP_SYS_ADMIN, so
+where this process lacks it (an ordinary user) the folder stays a plain one and the sandbox falls
+back to watching its size. The tmpfs is owned by the user the sandbox runs scenes as and is
+unmounted (lazily, so a process still inside cannot keep it) when the render is over.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import tempfile
+from pathlib import Path
+
+MS_NOSUID = 0x2
+MS_NODEV = 0x4
+MNT_DETACH = 0x2
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _mount_tmpfs(path: Path, size_bytes: int, owner: tuple[int, int]) -> None:
+    uid, gid = owner
+    options = f"size={size_bytes},nr_inodes=65536,mode=0755,uid={uid},gid={gid}".encode()
+    if _libc().mount(b"tmpfs", os.fsencode(path), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"cannot mount a tmpfs on {path}: {os.strerror(error)}")
+
+
+def _unmount(path: Path) -> None:
+    _libc().umount2(os.fsencode(path), MNT_DETACH)
+
+
+@functools.cache
+def hard_quota_available() -> bool:
+    """Whether this process can mount a sized tmpfs (probed once, on a throwaway folder)."""
+    probe = Path(tempfile.mkdtemp(prefix="manimgen-probe-"))
+    try:
+        _mount_tmpfs(probe, 1 << 20, (os.getuid(), os.getgid()))
+    except OSError:
+        return False
+    else:
+        _unmount(probe)
+        return True
+    finally:
+        probe.rmdir()
+
+
+class Volume:
+    """`path` as a render's writable folder: a tmpfs of `size_bytes` when `hard_quota_available()`."""
+
+    def __init__(self, path: Path, size_bytes: int, owner: tuple[int, int] | None) -> None:
+        self.path = path
+        self.hard = hard_quota_available()
+        path.mkdir(parents=True, exist_ok=True)
+        if self.hard:
+            _mount_tmpfs(path, size_bytes, owner or (os.getuid(), os.getgid()))
+        elif owner is not None:
+            os.chown(path, *owner)
+
+    def close(self) -> None:
+        if self.hard:
+            _unmount(self.path)
+            self.hard = False
