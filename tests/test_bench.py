@@ -27,7 +27,8 @@ from manimgen.agent import format_target
 from manimgen.bench import BenchRunner, ConfigError, RunConfig, Sample, Store, StoreError
 from manimgen.bench.config import ModelEntry, load_config, parse_config
 from manimgen.bench.generations import CACHE_NAME
-from manimgen.bench.report import compare_runs, write_report
+from manimgen.bench.report import compare_runs, run_info, write_report
+from manimgen.bench.store import exclusive
 from manimgen.cli import app
 from manimgen.llm.scripted import ScriptedLLM
 
@@ -347,7 +348,7 @@ def test_killed_run_resumes_without_duplicates(tmp_path: Path, factory_dir: Path
     assert after[: len(before)] == before  # stored samples were skipped, not redone
     with Store.open_existing(run_dir) as store:
         sessions = store.sessions()
-    assert [(s.status, s.finished_at is None) for s in sessions] == [("running", True), ("finished", False)]
+    assert [(s.status, s.finished_at is None) for s in sessions] == [("interrupted", True), ("finished", False)]
     assert not list(run_dir.rglob("*.partial"))
 
 
@@ -429,3 +430,40 @@ def test_store_upserts_and_retries_errors(tmp_path: Path) -> None:
         Store.open(tmp_path)
     with pytest.raises(StoreError, match="bench run --out"):
         Store.open_existing(tmp_path / "nowhere")
+
+
+SESSION_HOLDER = """
+import sys
+import time
+from pathlib import Path
+
+from manimgen.bench.store import Store, exclusive
+
+run_dir = Path(sys.argv[1])
+with exclusive(run_dir), Store.open(run_dir) as store:
+    store.start_session({"split": "builtin"}, {}, 4)
+    print("started", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_session_of_a_killed_run_reads_as_interrupted(tmp_path: Path) -> None:
+    holder = subprocess.Popen([sys.executable, "-c", SESSION_HOLDER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "started\n"
+        with Store.open_existing(tmp_path) as store:
+            assert [session.status for session in store.sessions()] == ["running"]
+    finally:
+        holder.kill()
+        holder.wait()
+    assert holder.returncode == -signal.SIGKILL
+    with Store.open_existing(tmp_path) as store:
+        (session,) = store.sessions()
+    assert (session.status, session.finished_at) == ("interrupted", None) and "killed" in (session.message or "")
+    assert "session 1: started" in run_info(tmp_path, [session], [])[-1]
+    assert "interrupted, not finished: its process ended" in run_info(tmp_path, [session], [])[-1]
+    with exclusive(tmp_path), Store.open(tmp_path) as store:
+        store.interrupt_orphans()
+        assert [session.status for session in store.sessions()] == ["interrupted"]
+    with sqlite3.connect(tmp_path / "results.sqlite") as connection:
+        assert connection.execute("SELECT status FROM sessions").fetchall() == [("interrupted",)]

@@ -153,7 +153,7 @@ def run_info(run_dir: Path, sessions: list[Session], samples: list[Sample]) -> l
         for session in sessions:
             end = (
                 f"{session.status} {session.finished_at} ({_hours_between(session.started_at, session.finished_at)})"
-                if session.finished_at else "did not finish (killed or still running)"
+                if session.finished_at else f"{session.status}, not finished"
             )
             message = f": {session.message}" if session.message else ""
             lines.append(f"session {session.id}: started {session.started_at}, {end}{message}")

@@ -11,14 +11,12 @@ finished samples are flushed. Seeded model calls are replayed from the run's gen
 
 from __future__ import annotations
 
-import fcntl
 import json
 import platform
 import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -41,7 +39,7 @@ from manimgen.agent.trace import STOP_DEADLINE
 from manimgen.bench.config import ConfigError, ModelEntry, RunConfig, StrategyEntry
 from manimgen.bench.generations import open_generation_cache
 from manimgen.bench.media import copy_into, reference_media_path, remove_partials, sample_media_path
-from manimgen.bench.store import Sample, Store, StoreError, TaskRow
+from manimgen.bench.store import Sample, Store, TaskRow, exclusive
 from manimgen.data import Task, load_tasks
 from manimgen.llm import LLM, LLMError, load_model
 from manimgen.llm.cache import CachedLLM, GenerationCache
@@ -50,7 +48,6 @@ from manimgen.render import RenderResult, render
 if TYPE_CHECKING:
     from manimgen.metrics.score import Scorer
 
-LOCK_NAME = ".lock"
 CONFIG_NAME = "config.yaml"
 LLMFactory = Callable[[str], LLM]
 
@@ -109,18 +106,6 @@ def versions() -> dict[str, str]:
     return {"manimgen": installed("manimgen"), "manim": installed("manim"), "python": platform.python_version()}
 
 
-@contextmanager
-def exclusive(run_dir: Path) -> Iterator[None]:
-    """One `bench run` per run directory at a time; the OS drops the lock if the process dies."""
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with (run_dir / LOCK_NAME).open("w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise StoreError(f"another `bench run` is writing {run_dir}; wait for it or choose another --out") from None
-        yield
-
-
 class BenchRunner:
     """One session over a run directory: plan, skip what is stored, generate, score, record."""
 
@@ -150,6 +135,7 @@ class BenchRunner:
         _check_strategies(self.config.strategies)
         items = plan(self.config)
         with exclusive(self.run_dir), Store.open(self.run_dir) as store:
+            store.interrupt_orphans()
             _check_labels(store, self.config)
             remove_partials(self.run_dir)
             done = store.done_keys()

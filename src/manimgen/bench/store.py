@@ -4,21 +4,27 @@ A sample is keyed by (model, strategy, task_id, seed). Every write is one transa
 so a run killed at any instant leaves a consistent file that the next run resumes from: a key is
 either fully recorded (scores, trace and copied media) or absent. Everything a report shows is
 recomputed from here.
+
+One `bench run` writes a run directory at a time, holding an advisory lock on its `.lock` file that
+the OS drops when the process dies. A session still marked 'running' while nobody holds that lock
+was killed: it reads as 'interrupted', and the next run records it so.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 STORE_NAME = "results.sqlite"
+LOCK_NAME = ".lock"
 SCHEMA_VERSION = 1
 
 # Every Scores field gets a column of its own (a test keeps the two in step; importing Scores here
@@ -92,10 +98,37 @@ CREATE TABLE IF NOT EXISTS sessions (
 """
 
 STATUSES = ("ok", "render_failed", "no_code", "timeout", "error")
+ORPHAN_MESSAGE = "its process ended before the session did (killed or crashed)"
 
 
 class StoreError(RuntimeError):
     """The results file cannot be used as asked; the message names the fix."""
+
+
+@contextmanager
+def exclusive(run_dir: Path) -> Iterator[None]:
+    """One `bench run` per run directory at a time; the OS drops the lock if the process dies."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with (run_dir / LOCK_NAME).open("w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(f"another `bench run` is writing {run_dir}; wait for it or choose another --out") from None
+        yield
+
+
+def run_in_progress(run_dir: Path) -> bool:
+    """Whether a live process holds the run directory's lock (its own run counts too)."""
+    try:
+        handle = (run_dir / LOCK_NAME).open("rb")
+    except FileNotFoundError:
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+    return False
 
 
 def now() -> str:
@@ -260,6 +293,13 @@ class Store:
             )
             return int(cursor.lastrowid)
 
+    def interrupt_orphans(self) -> None:
+        """Record sessions left 'running' as interrupted; only the holder of the run's lock may call this."""
+        with self._transaction() as conn:
+            conn.execute(
+                "UPDATE sessions SET status = 'interrupted', message = ? WHERE status = 'running'", (ORPHAN_MESSAGE,)
+            )
+
     def finish_session(self, session_id: int, status: str, message: str | None = None) -> None:
         with self._transaction() as conn:
             conn.execute(
@@ -268,7 +308,8 @@ class Store:
             )
 
     def sessions(self) -> list[Session]:
-        return [
+        """Every session; one still marked 'running' reads as interrupted once no process holds the run's lock."""
+        sessions = [
             Session(
                 id=row["id"],
                 started_at=row["started_at"],
@@ -281,6 +322,12 @@ class Store:
             )
             for row in self._query("SELECT * FROM sessions ORDER BY id")
         ]
+        if any(session.status == "running" for session in sessions) and not run_in_progress(self.path.parent):
+            return [
+                replace(session, status="interrupted", message=ORPHAN_MESSAGE) if session.status == "running" else session
+                for session in sessions
+            ]
+        return sessions
 
     # tasks --------------------------------------------------------------------------------------
 

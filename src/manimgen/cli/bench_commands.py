@@ -6,7 +6,9 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from manimgen.cli.app import app, console, fail
 
@@ -46,15 +48,15 @@ def bench_run(
             fail("say where results go: --out runs/NAME (or `out:` in the config)")
         summary = BenchRunner(run_config, run_config.out, console=console).run()
     except BenchStopped as stopped:
-        console.print(f"[red]stopped:[/red] {stopped}", soft_wrap=True)
+        console.print(Text.assemble(("stopped:", "red"), " ", str(stopped)), soft_wrap=True)
         raise typer.Exit(code=1) from None
     except (ConfigError, StoreError, DatasetError) as error:
         fail(str(error))
     rsr = f"{summary.rsr:.1%}" if summary.rsr is not None else "-"
-    console.print(
+    console.print(Text(
         f"{summary.recorded} samples recorded, {summary.skipped} already stored, {summary.planned} in the grid; "
         f"RSR {rsr}; {summary.seconds:.0f} s. Report: manimgen bench report {summary.run_dir}"
-    )
+    ))
 
 
 @bench_app.command("report")
@@ -70,7 +72,7 @@ def bench_report(
         files = write_report(run_dir, paper_rows=paper_rows)
     except StoreError as error:
         fail(str(error))
-    console.print(f"report: {files.markdown}, {files.html}, {files.json}; plots: {', '.join(str(p) for p in files.plots)}")
+    console.print(Text(f"report: {files.markdown}, {files.html}, {files.json}; plots: {', '.join(str(p) for p in files.plots)}"))
 
 
 @bench_app.command("compare")
@@ -84,7 +86,7 @@ def bench_compare(run_a: RunDir, run_b: RunDir) -> None:
         comparison = compare_runs(run_a, run_b)
     except StoreError as error:
         fail(str(error))
-    table = Table(title=f"{run_b} − {run_a}")
+    table = Table(title=escape(f"{run_b} − {run_a}"))
     for column in ("model", "strategy", "n", "RSR A → B", "Δ RSR", "VS A → B", "Δ VS", "Δ CBB", "Δ AST dist", "rounds A → B", "seconds A → B"):
         table.add_column(column, justify="left" if column in ("model", "strategy") else "right")
 
@@ -98,7 +100,7 @@ def bench_compare(run_a: RunDir, run_b: RunDir) -> None:
     for row in comparison.deltas:
         a, b = row.before, row.after
         table.add_row(
-            row.model, row.strategy, str(a.n),
+            Text(row.model), Text(row.strategy), str(a.n),
             f"{percent(a.rsr)} → {percent(b.rsr)}", delta(a.rsr, b.rsr),
             f"{percent(a.vs)} → {percent(b.vs)}", delta(a.vs, b.vs),
             delta(a.cbb, b.cbb), delta(a.ast_distance, b.ast_distance),
@@ -108,9 +110,10 @@ def bench_compare(run_a: RunDir, run_b: RunDir) -> None:
     console.print(table)
     for name, only in (("A", comparison.only_a), ("B", comparison.only_b)):
         if only:
-            console.print(f"only in {name}: {', '.join(only)}")
+            console.print(Text(f"only in {name}: {', '.join(only)}"))
     if not comparison.same_embedders:
         console.print(
             f"[yellow]note:[/yellow] the runs were scored with different embedders "
-            f"(A: {comparison.embedders_a}, B: {comparison.embedders_b}); VS and CBB deltas mix embedder and model changes"
+            f"(A: {escape(str(comparison.embedders_a))}, B: {escape(str(comparison.embedders_b))}); "
+            "VS and CBB deltas mix embedder and model changes"
         )

@@ -10,14 +10,16 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
+from rich.text import Text
 
-from manimgen.cli.app import QualityOption, app, console, fail
+from manimgen.cli.app import QualityOption, app, console, fail, literal
 
 if TYPE_CHECKING:
     from manimgen.agent import Round
 
 ERROR_LINE = re.compile(r"^\s*[\w.]*(Error|Exception|Interrupt|Exit)\b.*")
 DEFAULT_OUT_DIR = Path("runs") / "generate"
+EMPTY_SENTENCE = 'the sentence is empty: describe the animation, e.g. manimgen generate "A blue circle turns into a red square"'
 
 
 def _slug(sentence: str, limit: int = 60) -> str:
@@ -43,9 +45,10 @@ def _show_round(round_: Round) -> None:
         head += "  [red]no code[/red]"
     else:
         head += "  [dim]not rendered[/dim]"
+    line = Text.from_markup(head)
     if round_.feedback:
-        head += f"  [dim]{escape(_first_error(round_.feedback))}[/dim]"
-    console.print(head)
+        line.append_text(Text.assemble("  ", literal(_first_error(round_.feedback)), style="dim"))
+    console.print(line)
 
 
 def _place_output(output: Path, out: Path | None, sentence: str) -> Path:
@@ -71,6 +74,8 @@ def generate(
     trace: Annotated[Optional[Path], typer.Option(help="write the run's trace (every prompt, answer, render) as JSON here")] = None,
 ) -> None:
     """Turn a sentence into a Manim scene with an LLM, render it, and print where the video is."""
+    if not sentence.strip():
+        fail(EMPTY_SENTENCE)
     from dataclasses import replace
 
     from manimgen.agent import AgentConfig, get_strategy
@@ -92,11 +97,16 @@ def generate(
             llm = load_model(name)
     except LLMError as error:
         fail(str(error))
-    console.print(f"model [bold]{escape(llm.name)}[/bold] ready in {time.monotonic() - started:.1f} s; strategy {agent.name}")
+    loaded_s = time.monotonic() - started
     try:
         with console.status("generating …") as status:
 
             def on_round(round_: Round) -> None:
+                if round_.index == 0:
+                    console.print(
+                        f"model [bold]{escape(llm.name)}[/bold] ready: loaded in {loaded_s:.1f} s, "
+                        f"first answer in {round_.llm_seconds:.1f} s; strategy {agent.name}"
+                    )
                 _show_round(round_)
                 status.update(f"round {round_.index + 2} …")
 
@@ -108,7 +118,7 @@ def generate(
     if trace is not None:
         trace.parent.mkdir(parents=True, exist_ok=True)
         trace.write_text(result.to_json(), encoding="utf-8")
-        console.print(f"trace: {trace}")
+        console.print(Text(f"trace: {trace}"), soft_wrap=True)
     summary = f"{result.llm_calls} generations, {result.seconds:.1f} s, stopped: {result.stop_reason}"
     final = result.final_render
     if final is None or not final.ok or final.output is None:
@@ -116,9 +126,9 @@ def generate(
             reason = "no code in the final answer"
         else:
             reason = final.status.value if final is not None else "not rendered"
-        console.print(f"[red]failed[/red] ({reason}); {summary}")
+        console.print(Text.assemble(("failed", "red"), f" ({reason}); {summary}"))
         if final is not None and final.error_tail:
-            console.print(escape(final.error_tail))
+            console.print(literal(final.error_tail))
         raise typer.Exit(code=1)
-    console.print(f"[green]ok[/green] {final.scene}; {summary}")
-    console.print(str(_place_output(final.output, out, sentence)), soft_wrap=True, markup=False, highlight=False)
+    console.print(Text.assemble(("ok", "green"), f" {final.scene}; {summary}"))
+    console.print(Text(str(_place_output(final.output, out, sentence))), soft_wrap=True)

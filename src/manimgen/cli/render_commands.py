@@ -7,13 +7,14 @@ from typing import Annotated, Optional
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
-from manimgen.cli.app import QualityOption, SplitOption, app, console, fail, refs_app
+from manimgen.cli.app import QualityOption, SplitOption, app, console, fail, literal, read_scene_file, refs_app
 
 
 @app.command()
 def render(
-    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="a Python file holding a Manim scene")],
+    file: Annotated[Path, typer.Argument(help="a Python file holding a Manim scene")],
     scene: Annotated[Optional[str], typer.Option(help="scene class to render (default: the only or last scene)")] = None,
     quality: QualityOption = "low",
     timeout: Annotated[float, typer.Option(help="seconds before the render is killed")] = 300.0,
@@ -22,12 +23,16 @@ def render(
     """Render one scene file in the sandbox and print where the video is."""
     from manimgen.render import render as render_code
 
-    result = render_code(file.read_text(encoding="utf-8"), scene, quality, timeout_s=timeout, use_cache=not no_cache)
+    result = render_code(read_scene_file(file), scene, quality, timeout_s=timeout, use_cache=not no_cache)
     if result.ok:
         note = " (cached)" if result.cached else ""
-        console.print(f"[green]{result.status.value}[/green] {result.scene} in {result.seconds:.1f} s{note}: {result.output}")
+        console.print(
+            Text.assemble((result.status.value, "green"), f" {result.scene} in {result.seconds:.1f} s{note}: {result.output}"),
+            soft_wrap=True,
+        )
         return
-    console.print(f"[red]{result.status.value}[/red] after {result.seconds:.1f} s\n{result.error_tail}")
+    console.print(Text.assemble((result.status.value, "red"), f" after {result.seconds:.1f} s"))
+    console.print(literal(result.error_tail))
     raise typer.Exit(code=1)
 
 
@@ -57,22 +62,27 @@ def refs_render(
         table.add_row(status, str(count))
     console.print(table)
     for failure in result.failures:
-        console.print(f"[red]{failure['task']}[/red] {failure['status']}: {failure['error'].splitlines()[-1] if failure['error'] else ''}")
+        last_line = failure["error"].splitlines()[-1] if failure["error"] else ""
+        console.print(Text.assemble((failure["task"], "red"), f" {failure['status']}: ", literal(last_line)))
     path = summary or Path("runs") / f"refs-{split}.json"
     result.write(path)
-    console.print(f"summary: {path}")
+    console.print(Text(f"summary: {path}"), soft_wrap=True)
 
 
 @app.command()
 def tasks(split: SplitOption = "builtin", limit: Annotated[Optional[int], typer.Option()] = None) -> None:
     """List the tasks of a split."""
-    from manimgen.data import load_tasks
+    from manimgen.data import DatasetError, load_tasks
 
+    try:
+        chosen = load_tasks(split, limit=limit)
+    except DatasetError as error:
+        fail(str(error))
     table = Table()
     for column in ("id", "complexity", "description"):
         table.add_column(column)
-    for task in load_tasks(split, limit=limit):
-        table.add_row(task.id, task.complexity, task.description[:100])
+    for task in chosen:
+        table.add_row(Text(task.id), Text(task.complexity), literal(" ".join(task.description.split()), max_line_chars=100))
     console.print(table)
 
 
@@ -86,7 +96,8 @@ def doctor() -> None:
         table.add_column(column)
     checks = run_checks()
     for check in checks:
-        table.add_row(check.name, "[green]ok[/green]" if check.ok else "[red]missing[/red]", check.detail, "" if check.ok else check.fix)
+        status = Text("ok", "green") if check.ok else Text("missing", "red")
+        table.add_row(check.name, status, literal(check.detail), literal("" if check.ok else check.fix))
     console.print(table)
     if not all(check.ok for check in checks):
         raise typer.Exit(code=1)

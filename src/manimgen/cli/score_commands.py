@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from manimgen.cli.app import QualityOption, app, console, fail
+from manimgen.cli.app import QualityOption, app, console, fail, read_scene_file
 
 ImageEmbedderOption = Annotated[
     str, typer.Option(help="frame embedder behind SEM_DTW and VS: effnet-lite0 (offline) or clip-vit-l-14")
@@ -42,7 +42,8 @@ def score(
     if (code is None) == (gen is None):
         fail("give the generated scene as exactly one of --code FILE or --gen FILE")
     generated_path = code or gen
-    generated = _read(generated_path)
+    generated = read_scene_file(generated_path)
+    reference = read_scene_file(ref) if ref is not None else None
     try:
         found = find_task(task) if task else None
         scorer = Scorer(image_embedder=image_embedder, code_embedder=code_embedder, quality=quality, dtw=dtw)
@@ -50,7 +51,7 @@ def score(
             if found is not None:
                 scores = scorer.score_task(found, generated)
             else:
-                scores = scorer.score(_read(ref), generated)
+                scores = scorer.score(reference, generated)
     except (DatasetError, EmbedderUnavailable, ReferenceRenderError, ValueError) as error:
         fail(str(error))
     reference_name = f"task {task}" if task else str(ref)
@@ -68,12 +69,6 @@ def score(
         value = getattr(scores, metric)
         table.add_row(escape(label), ("yes" if value else "no") if isinstance(value, bool) else f"{value:.4f}")
     console.print(table)
-
-
-def _read(path: Path | None) -> str:
-    if path is None or not path.is_file():
-        fail(f"no such file: {path}; give a Python file holding a Manim scene")
-    return path.read_text(encoding="utf-8")
 
 
 def _status(status: str) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
+from rich.text import Text
 
 from manimgen.cli.app import app, console, fail
 
@@ -36,13 +37,13 @@ def _report(result: TrainResult) -> None:
     numbers = ", ".join(f"{key} {value:.4g}" for key, value in watched.items())
     console.print(f"[green]{result.kind} done[/green]: {result.steps} steps in {result.seconds:.0f} s{'; ' + numbers if numbers else ''}")
     if result.skipped_tasks:
-        console.print(
+        console.print(Text(
             f"left out {len(result.skipped_tasks)} tasks whose prompt is longer than max_prompt_length "
             f"(raise it in the config to keep them): {', '.join(result.skipped_tasks)}"
-        )
-    console.print(f"adapter: {result.output_dir}\nuse it with: --model '{result.spec}'")
+        ))
+    console.print(Text(f"adapter: {result.output_dir}\nuse it with: --model '{result.spec}'"), soft_wrap=True)
     if result.llama_cpp_spec:
-        console.print(f"or, faster on a CPU, through llama.cpp: --model '{result.llama_cpp_spec}'")
+        console.print(Text(f"or, faster on a CPU, through llama.cpp: --model '{result.llama_cpp_spec}'"), soft_wrap=True)
 
 
 @train_app.command("sft")

@@ -41,14 +41,21 @@ def default_dir() -> Path | None:
 def _read_local(directory: Path) -> list[dict[str, Any]]:
     jsonl = directory / JSONL_NAME
     if jsonl.exists():
+        try:
+            lines = jsonl.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise DatasetError(f"{jsonl} is not UTF-8 text; set {ENV_DIR} to the ManimBench v2 folder") from None
         rows = []
-        for line_no, line in enumerate(jsonl.read_text(encoding="utf-8").splitlines(), start=1):
+        for line_no, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
-                rows.append(json.loads(line))
+                row = json.loads(line)
             except json.JSONDecodeError as err:
                 raise DatasetError(f"{jsonl}:{line_no}: not valid JSON ({err.msg}); fix or remove that line") from err
+            if not isinstance(row, dict):
+                raise DatasetError(f"{jsonl}:{line_no}: a row must be a JSON object, not {type(row).__name__}; fix or remove that line")
+            rows.append(row)
         return rows
     parquet = directory / PARQUET_NAME
     if parquet.exists():
