@@ -179,7 +179,7 @@ class BenchRunner:
     def _run_pending(self, store: Store, session: int, pending: list[WorkItem]) -> None:
         """Generate in this thread, score in the pool; the pool is drained before returning or raising."""
         columns = (
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
             TextColumn("RSR {task.fields[rsr]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
         )
         backlog = threading.BoundedSemaphore(self.config.score_workers * 2)

@@ -39,7 +39,7 @@ class RichProgress(TrainerCallback):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
         self._progress = Progress(
-            TextColumn(self.title), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn()
+            TextColumn(self.title, markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn()
         )
         self._progress.start()
         self._task = self._progress.add_task(self.title, total=state.max_steps)
