@@ -182,3 +182,16 @@ def test_task_descriptions_are_listed_as_written(tmp_path: Path) -> None:
     result = invoke("tasks", "--split", "test", MANIMGEN_MANIMBENCH=str(dataset))
     assert result.exit_code == 0
     assert "Show [/etc/manim.cfg] then [green]ok[/green]" in result.output
+
+
+def test_a_real_scene_error_with_markup_prints_as_written(tmp_path: Path) -> None:
+    scene = tmp_path / "markup.py"
+    scene.write_text(
+        "from manim import *\n\nclass Markup(Scene):\n    def construct(self):\n"
+        "        raise RuntimeError('cannot read [/etc/manim.cfg]; [green]ok[/green]' + 'z' * 5_000)\n"
+    )
+    result = CliRunner().invoke(app, ["render", str(scene), "--no-cache", "--timeout", "60"], env={"COLUMNS": "200"})
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "RuntimeError: cannot read [/etc/manim.cfg];" in result.output and "[green]ok[/green]zzz" in result.output
+    assert "more characters)" in result.output
+    assert len(result.output) < 10_000
