@@ -157,6 +157,13 @@ def test_missing_or_malformed_dataset_is_one_line(command: tuple[str, ...], tmp_
         2,
         f"error: {listed / 'manimbench_v2.jsonl'}:1: a row must be a JSON object, not list; fix or remove that line\n",
     )
+    row = '{"row": "seven", "Reviewed Description": "d", "Code": "c", "Type": "Basic", "Split": "test"}'
+    named = write_dataset(tmp_path / "named", row)
+    result = invoke(*command, MANIMGEN_MANIMBENCH=str(named))
+    assert (result.exit_code, result.output) == (
+        2,
+        "error: ManimBench row 'seven': field 'row' must be a whole number ≥ 0; fix or remove that row\n",
+    )
 
 
 def test_tasks_without_a_dataset_in_a_separate_process(tmp_path: Path) -> None:

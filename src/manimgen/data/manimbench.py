@@ -100,7 +100,9 @@ def _text(row: dict[str, Any], field: str, where: str) -> str:
 def task_from_row(row: dict[str, Any], position: int) -> Task:
     """Validate one ManimBench row; a bad one raises a single error naming the row and field."""
     row_id = row.get("row", position)
-    where = f"ManimBench row {row_id}"
+    where = f"ManimBench row {row_id!r}"
+    if isinstance(row_id, bool) or not isinstance(row_id, int) or row_id < 0:
+        raise DatasetError(f"{where}: field 'row' must be a whole number ≥ 0; fix or remove that row")
     description = _text(row, "Reviewed Description", where).strip()
     code = _text(row, "Code", where)
     complexity = _text(row, "Type", where)
