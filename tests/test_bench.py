@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from counting_renderer import CountingRenderer
 from typer.testing import CliRunner
 
 from manimgen.agent import format_target
@@ -30,6 +31,7 @@ from manimgen.bench.generations import CACHE_NAME
 from manimgen.bench.report import compare_runs, run_info, write_report
 from manimgen.bench.store import exclusive
 from manimgen.cli import app
+from manimgen.data import load_tasks
 from manimgen.llm.scripted import ScriptedLLM
 
 REPO = Path(__file__).resolve().parents[1]
@@ -220,6 +222,19 @@ def test_stored_traces_are_replayed_without_the_cache_file(tmp_path: Path) -> No
     with Store.open_existing(tmp_path) as store:
         assert {sample.strategy: sample.status for sample in store.samples()} == {"vanilla": "ok", "ritl": "ok"}
     assert silent.calls == []
+
+
+def test_one_renderer_serves_the_agent_and_the_scoring(tmp_path: Path) -> None:
+    llm = ScriptedLLM(format_target(BROKEN), format_target(GOOD), name="fixed")
+    config = grid_config(tmp_path, strategies=["ritl"], tasks=["circle-to-square"])
+    with CountingRenderer() as renderer:
+        BenchRunner(config, tmp_path, llm_factory=lambda spec: llm, show_progress=False, renderer=renderer).run()
+    (reference,) = [task.reference_code for task in load_tasks("builtin") if task.id == "circle-to-square"]
+    assert renderer.codes[:2] == [BROKEN, GOOD]  # the agent's draft and its repair
+    assert sorted(renderer.codes[2:]) == [reference, reference]  # scored against, then copied into the run
+    with Store.open_existing(tmp_path) as store:
+        (sample,) = store.samples()
+    assert (sample.status, sample.rounds) == ("ok", 2)
 
 
 def test_generation_cache_can_be_turned_off(tmp_path: Path) -> None:

@@ -7,13 +7,14 @@ geometry) and the layout findings are the real ones.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from counting_renderer import CountingRenderer
 from PIL import Image
 
-import manimgen.agent.strategies as strategies
 from manimgen.agent import AgentConfig, format_target, get_strategy, list_strategies, run_agent
 from manimgen.agent.feedback_strategies import keep_best_render
 from manimgen.agent.layout import layout_findings
@@ -82,19 +83,10 @@ def answers(*codes: str, accepts_images: bool = False) -> ScriptedLLM:
 
 
 @pytest.fixture
-def renders(monkeypatch) -> list[str]:
-    """Every code the agent sends to the renderer, through either render path."""
-    seen: list[str] = []
-
-    def counting(original):
-        def render(code, *args, **kwargs):
-            seen.append(code)
-            return original(code, *args, **kwargs)
-
-        return render
-
-    monkeypatch.setattr(strategies, "render", counting(strategies.render))
-    return seen
+def renders() -> Iterator[CountingRenderer]:
+    """A real cold renderer that notes every code the agent sends it."""
+    with CountingRenderer() as renderer:
+        yield renderer
 
 
 def test_strategies_are_registered():
@@ -104,32 +96,32 @@ def test_strategies_are_registered():
 
 def test_lint_finding_is_fed_back_without_a_render(renders):
     llm = answers(BAD_KEYWORD, TIDY)
-    trace = run_agent(llm, DESCRIPTION, "ritl-lint", AgentConfig(rounds=3))
+    trace = run_agent(llm, DESCRIPTION, "ritl-lint", AgentConfig(rounds=3, renderer=renders))
     first, second = trace.rounds
     assert first.render is None and first.render_seconds == 0
     assert "[bad-kwarg]" in first.feedback and "`colour`" in first.feedback and "line 6" in first.feedback
     repair = llm.prompts[1][-1]["content"]
     assert "<RENDER_ERRORS>" in repair and "`colour`" in repair
     assert "so it was not rendered" in repair and "failed when it was rendered" not in repair
-    assert renders == [second.code]
+    assert renders.codes == [second.code]
     assert trace.ok and trace.stop_reason == STOP_RENDERED and trace.final_code == second.code
 
 
 def test_lint_clean_code_renders_like_ritl(renders):
-    trace = run_agent(answers(TIDY), DESCRIPTION, "ritl-lint", AgentConfig(rounds=3))
-    assert len(trace.rounds) == 1 and trace.ok and renders == [trace.rounds[0].code]
+    trace = run_agent(answers(TIDY), DESCRIPTION, "ritl-lint", AgentConfig(rounds=3, renderer=renders))
+    assert len(trace.rounds) == 1 and trace.ok and renders.codes == [trace.rounds[0].code]
 
 
 def test_lint_budget_is_one_plus_k_generations_and_the_last_code_is_still_rendered(renders):
     llm = answers(BAD_KEYWORD, BAD_KEYWORD, BAD_KEYWORD)
-    trace = run_agent(llm, DESCRIPTION, "ritl-lint", AgentConfig(rounds=2))
+    trace = run_agent(llm, DESCRIPTION, "ritl-lint", AgentConfig(rounds=2, renderer=renders))
     assert len(llm.calls) == 3 and trace.stop_reason == STOP_MAX_ROUNDS
-    assert renders == [trace.rounds[-1].code] and trace.final_render is not None and not trace.ok
+    assert renders.codes == [trace.rounds[-1].code] and trace.final_render is not None and not trace.ok
 
 
 def test_layout_finding_produces_a_repair_round(renders):
     llm = answers(OVERLAPPING, TIDY)
-    trace = run_agent(llm, DESCRIPTION, "ritl-layout", AgentConfig(rounds=3))
+    trace = run_agent(llm, DESCRIPTION, "ritl-layout", AgentConfig(rounds=3, renderer=renders))
     first, second = trace.rounds
     assert first.render.ok and first.render.geometry is not None
     assert first.feedback.startswith("The scene rendered without errors") and "`left`" in first.feedback
@@ -141,7 +133,7 @@ def test_layout_finding_produces_a_repair_round(renders):
 
 def test_a_broken_layout_repair_keeps_the_earlier_working_video(renders):
     llm = answers(OVERLAPPING, CRASHING)
-    trace = run_agent(llm, DESCRIPTION, "ritl-layout", AgentConfig(rounds=1))
+    trace = run_agent(llm, DESCRIPTION, "ritl-layout", AgentConfig(rounds=1, renderer=renders))
     first, second = trace.rounds
     assert first.render.ok and not second.render.ok
     assert trace.ok and trace.final_code == first.code and trace.final_render is first.render
@@ -167,11 +159,11 @@ def test_a_layout_repair_that_trades_one_problem_for_another_keeps_the_earlier_v
 
 def test_lint_and_layout_together(renders):
     llm = answers(BAD_KEYWORD, OVERLAPPING, TIDY)
-    trace = run_agent(llm, DESCRIPTION, "ritl-lint-layout", AgentConfig(rounds=3))
+    trace = run_agent(llm, DESCRIPTION, "ritl-lint-layout", AgentConfig(rounds=3, renderer=renders))
     lint_round, layout_round, final = trace.rounds
     assert lint_round.render is None and "[bad-kwarg]" in lint_round.feedback
     assert layout_round.render.ok and "[overlap]" in layout_round.feedback
-    assert renders == [layout_round.code, final.code]
+    assert renders.codes == [layout_round.code, final.code]
     assert trace.ok and trace.final_code == final.code
 
 

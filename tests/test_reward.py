@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from counting_renderer import CountingRenderer
 
 from manimgen.agent.prompts import format_target
 from manimgen.data import BUILTIN_TASKS
@@ -91,3 +92,12 @@ def test_bad_input_is_refused() -> None:
         ManimReward(mode="harmonic")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="one per completion"):
         ManimReward(scorer=object())([[]], ["a", "b"], ["ref"])
+
+
+def test_renders_go_to_the_renderer_given() -> None:
+    with CountingRenderer() as renderer:
+        reward = ManimReward(renderer=renderer)
+        (own,) = reward([[]], [format_target(VARIANT)], [REFERENCE])
+        reward.close()
+    assert own is not None and own > 0.2
+    assert len(renderer.codes) == 2 and REFERENCE in renderer.codes and renderer.codes != [REFERENCE, REFERENCE]

@@ -6,12 +6,12 @@ import json
 from dataclasses import replace
 
 import pytest
+from counting_renderer import CountingRenderer
 from typer.testing import CliRunner
 
 from manimgen.cli import app
 from manimgen.data import BUILTIN_TASKS
 from manimgen.metrics import ReferenceRenderError, Scorer, Scores
-from manimgen.metrics import score as score_module
 
 TASKS = {task.id: task for task in BUILTIN_TASKS}
 CIRCLE = TASKS["circle-to-square"]  # an MP4
@@ -77,19 +77,12 @@ def test_a_small_variant_scores_above_an_unrelated_scene(scorer):
     assert close.cbb > far.cbb
 
 
-def test_completions_of_one_task_render_the_reference_once(monkeypatch):
-    rendered: list[str] = []
-    real_render = score_module.render
-
-    def counting_render(code, *args, **kwargs):
-        rendered.append(code)
-        return real_render(code, *args, **kwargs)
-
-    monkeypatch.setattr(score_module, "render", counting_render)
-    scorer = Scorer()
-    completions = [CIRCLE.reference_code, CIRCLE.reference_code.replace("RED", "YELLOW"), BROKEN]
-    scores = [scorer.score_task(CIRCLE, code) for code in completions]
-    assert rendered.count(CIRCLE.reference_code) == 2  # once as the reference, once as the first completion
+def test_completions_of_one_task_render_the_reference_once():
+    with CountingRenderer() as renderer:
+        scorer = Scorer(renderer=renderer)
+        completions = [CIRCLE.reference_code, CIRCLE.reference_code.replace("RED", "YELLOW"), BROKEN]
+        scores = [scorer.score_task(CIRCLE, code) for code in completions]
+    assert renderer.codes.count(CIRCLE.reference_code) == 2  # once as the reference, once as the first completion
     assert scorer.reference_cache_stats().misses == 1 and scorer.reference_cache_stats().hits == 2
     assert [s.render_status for s in scores] == ["ok", "ok", "code_error"]
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar
 
 from manimgen.agent.apidocs import api_info
@@ -40,7 +40,7 @@ from manimgen.agent.extract import extract_code
 from manimgen.agent.prompts import NO_CODE_FEEDBACK, RENDER_FAILED, doc_messages, generation_messages, render_errors, repair_messages
 from manimgen.agent.trace import STOP_DEADLINE, STOP_MAX_ROUNDS, STOP_RENDERED, Round, Trace
 from manimgen.llm.base import LLM, Message, Sampling
-from manimgen.render import render
+from manimgen.render import Renderer, RenderJob, RenderPool
 from manimgen.render.result import RenderResult, get_quality
 
 DEFAULT_SAMPLING = Sampling(temperature=0.2, top_p=0.95, max_tokens=1024, seed=0)
@@ -57,6 +57,9 @@ def round_sampling(sampling: Sampling, index: int) -> Sampling:
 class AgentConfig:
     """Settings of one run. `rounds` is K, the feedback rounds after the first generation.
 
+    `renderer` is where the run's renders go (a study shares its warm pool this way); without one,
+    each render gets a fresh sandbox with `timeout_s`, as a single `render()` call does.
+
     Round i samples with `round_sampling(sampling, i)`, so a repair that gets the same prompt twice
     can still answer differently while the whole run stays repeatable.
     """
@@ -66,6 +69,7 @@ class AgentConfig:
     quality: str = "low"
     timeout_s: float = 300.0
     deadline_s: float | None = None
+    renderer: Renderer | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.rounds < 0:
@@ -88,6 +92,7 @@ class AgentRun:
         self.llm = llm
         self.description = description
         self.config = config
+        self.renderer: Renderer = config.renderer or RenderPool(1, warm=False, timeout_s=config.timeout_s)
         self.rounds: list[Round] = []
         self.deadline_hit = False
         self._on_round = on_round
@@ -128,7 +133,7 @@ class AgentRun:
         if round_.code is None:
             raise ValueError(f"round {round_.index} has no code to render")
         started = time.monotonic()
-        result = render(round_.code, quality=self.config.quality, timeout_s=self.config.timeout_s, geometry=geometry)
+        result = self.renderer.render(RenderJob(round_.code, quality=self.config.quality, geometry=geometry))
         round_.render = result
         round_.render_seconds += time.monotonic() - started
         return result

@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -43,7 +44,7 @@ from manimgen.bench.store import Sample, Store, TaskRow, exclusive
 from manimgen.data import Task, load_tasks
 from manimgen.llm import LLM, LLMError, load_model
 from manimgen.llm.cache import CachedLLM, GenerationCache
-from manimgen.render import RenderResult, render
+from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult
 
 if TYPE_CHECKING:
     from manimgen.metrics.score import Scorer
@@ -117,7 +118,9 @@ class BenchRunner:
         llm_factory: LLMFactory = load_model,
         console: Console | None = None,
         show_progress: bool = True,
+        renderer: Renderer | None = None,
     ) -> None:
+        """`renderer` serves every render of the run; without one, each run opens a warm pool of its own."""
         self.config = config
         self.run_dir = Path(run_dir)
         self.llm_factory = llm_factory
@@ -130,6 +133,8 @@ class BenchRunner:
         self._failures: list[BaseException] = []
         self._ok = self._measured = self._recorded = 0
         self._generations: GenerationCache | None = None
+        self._given_renderer = renderer
+        self._renderer: Renderer | None = None
 
     def run(self) -> RunSummary:
         _check_strategies(self.config.strategies)
@@ -176,8 +181,25 @@ class BenchRunner:
                 self._ok, self._measured, time.monotonic() - started,
             )
 
+    @contextmanager
+    def _rendering(self) -> Iterator[Renderer]:
+        """The renderer given, else one warm pool for the run: a render slot for generation and one per scoring thread."""
+        if self._given_renderer is not None:
+            yield self._given_renderer
+            return
+        with RenderPool(self.config.score_workers + 1, timeout_s=self.config.render_timeout_s) as pool:
+            yield pool
+
     def _run_pending(self, store: Store, session: int, pending: list[WorkItem]) -> None:
         """Generate in this thread, score in the pool; the pool is drained before returning or raising."""
+        with self._rendering() as renderer:
+            self._renderer, self._local = renderer, threading.local()
+            try:
+                self._generate_and_score(store, session, pending)
+            finally:
+                self._renderer = None
+
+    def _generate_and_score(self, store: Store, session: int, pending: list[WorkItem]) -> None:
         columns = (
             TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
             TextColumn("RSR {task.fields[rsr]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
@@ -235,6 +257,7 @@ class BenchRunner:
             quality=self.config.quality,
             timeout_s=self.config.render_timeout_s,
             deadline_s=self.config.time_limit_s,
+            renderer=self._renderer,
         )
         try:
             return run_agent(llm, item.task.description, item.strategy.name, agent_config), None
@@ -254,7 +277,9 @@ class BenchRunner:
                 options["image_embedder"] = self.config.image_embedder
             if self.config.code_embedder:
                 options["code_embedder"] = self.config.code_embedder
-            scorer = Scorer(quality=self.config.quality, dtw=self.config.dtw, timeout_s=self.config.render_timeout_s, **options)
+            scorer = Scorer(
+                quality=self.config.quality, dtw=self.config.dtw, timeout_s=self.config.render_timeout_s, renderer=self._renderer, **options
+            )
             self._local.scorer = scorer
         return scorer
 
@@ -282,7 +307,7 @@ class BenchRunner:
         code = trace.final_code
         result = _reusable(trace.final_render, self.config.quality)
         if code and code.strip() and result is None:
-            result = render(code, quality=self.config.quality, timeout_s=self.config.render_timeout_s)
+            result = self._render(code)
         scores = self._scorer().score_task(item.task, code, render=result)
         self._copy_reference(store, item.task)
         media = None
@@ -300,12 +325,16 @@ class BenchRunner:
             status = "render_failed"
         return replace(sample.with_scores(scores.to_dict()), status=status, media_path=media)
 
+    def _render(self, code: str) -> RenderResult:
+        assert self._renderer is not None, "renders happen only inside _run_pending"
+        return self._renderer.render(RenderJob(code, quality=self.config.quality))
+
     def _copy_reference(self, store: Store, task: Task) -> None:
         """Copy a task's reference render into the run once (the scorer has just rendered it: a cache hit)."""
         with self._reference_lock:
             if task.id in self._copied_references:
                 return
-            result = render(task.reference_code, quality=self.config.quality, timeout_s=self.config.render_timeout_s)
+            result = self._render(task.reference_code)
             media = None
             if result.ok and result.output is not None:
                 media = str(copy_into(self.run_dir, result.output, reference_media_path(task.id, result.output.suffix)))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Generic, TypeVar
 
@@ -30,7 +31,7 @@ from manimgen.metrics.dtw import DTW_METHODS, DtwMethod
 from manimgen.metrics.embedders import DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER, CodeEmbedder
 from manimgen.metrics.registry import get_metric
 from manimgen.metrics.visual import VisualScore, embed_frames, visual_score
-from manimgen.render import RenderJob, RenderPool, RenderResult, RenderStatus, get_quality, render, sample_frames
+from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult, RenderStatus, get_quality, sample_frames
 
 FRAMES_PER_SECOND = 5.0
 NO_CODE = "no_code"
@@ -182,6 +183,7 @@ class Scorer:
         workers: int | None = None,
         reference_cache_size: int = REFERENCE_CACHE_SIZE,
         with_ast_distance: bool = True,
+        renderer: Renderer | None = None,
     ) -> None:
         get_quality(quality)
         if dtw not in DTW_METHODS:
@@ -194,6 +196,7 @@ class Scorer:
         self._code = MemoCodeEmbedder(embedders.code_embedder(code_embedder))
         self._references: LruCache[ReferenceRender] = LruCache(reference_cache_size)
         self.with_ast_distance = with_ast_distance
+        self._renderer = renderer
         self._pool: RenderPool | None = None
 
     @property
@@ -218,17 +221,17 @@ class Scorer:
 
     def score_many(self, items: Sequence[tuple[str, str | None]]) -> list[Scores]:
         """Scores of (reference_code, code) pairs, in order. Every distinct code and each reference
-        not yet in memory is rendered once, all in parallel on the scorer's render pool (kept warm
-        between calls); the code metrics are computed while the renders run."""
+        not yet in memory is rendered once, all in parallel on the scorer's renderer (its own pool is
+        kept warm between calls); the code metrics are computed while the renders run."""
         positions: dict[str, list[int]] = {}
         for position, (reference, _) in enumerate(items):
             positions.setdefault(reference, []).append(position)
         pending = [reference for reference in positions if self._reference_key(reference) not in self._references]
         codes = list(dict.fromkeys(pending + [code for _, code in items if _has_code(code)]))
-        pool = self._render_pool()
-        futures = {code: pool.submit(RenderJob(code, quality=self.quality)) for code in codes}
-        code_parts = [self._code_scores(reference, code) for reference, code in items]
-        renders = {code: future.result() for code, future in futures.items()}
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="score-renders") as side:
+            rendering = side.submit(self._render_with().map, [RenderJob(code, quality=self.quality) for code in codes])
+            code_parts = [self._code_scores(reference, code) for reference, code in items]
+            renders = dict(zip(codes, rendering.result()))
         scores: dict[int, Scores] = {}
         for reference, group in positions.items():  # grouped: each reference is prepared once, cache bound or not
             prepared = self._reference(reference, f"the reference of item {group[0]}", renders.get(reference))
@@ -238,7 +241,7 @@ class Scorer:
         return [scores[position] for position in range(len(items))]
 
     def close(self) -> None:
-        """Stop the render workers; a later `score_many` starts new ones."""
+        """Stop the render workers the scorer started itself; a later render starts new ones."""
         if self._pool is not None:
             self._pool.close()
             self._pool = None
@@ -249,7 +252,10 @@ class Scorer:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def _render_pool(self) -> RenderPool:
+    def _render_with(self) -> Renderer:
+        """The renderer given, else a warm pool of the scorer's own, kept between calls."""
+        if self._renderer is not None:
+            return self._renderer
         if self._pool is None:
             self._pool = RenderPool(self.workers, timeout_s=self.timeout_s)
         return self._pool
@@ -257,7 +263,7 @@ class Scorer:
     def _score(self, reference_code: str, code: str | None, render_result: RenderResult | None, name: str) -> Scores:
         prepared = self._reference(reference_code, name)
         if render_result is None and _has_code(code):
-            render_result = render(code, quality=self.quality, timeout_s=self.timeout_s)
+            render_result = self._render_with().render(RenderJob(code, quality=self.quality))
         return self._scores(prepared, code, render_result, self._code_scores(reference_code, code))
 
     def _code_scores(self, reference_code: str, code: str | None) -> dict[str, Any]:
@@ -311,7 +317,7 @@ class Scorer:
         cached = self._references.get(key)
         if cached is not None:
             return cached
-        result = rendered or render(reference_code, quality=self.quality, timeout_s=self.timeout_s)
+        result = rendered or self._render_with().render(RenderJob(reference_code, quality=self.quality))
         frames = _frames(result) if result.ok else None
         if frames is None:
             last_line = result.error_tail.splitlines()[-1] if result.error_tail else "no decodable video or image"

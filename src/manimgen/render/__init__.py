@@ -2,7 +2,7 @@
 
 from manimgen.render.cache import RenderCache, cache_root, render_key
 from manimgen.render.frames import sample_frames
-from manimgen.render.pool import RenderJob, RenderPool
+from manimgen.render.pool import Renderer, RenderJob, RenderPool
 from manimgen.render.renderer import render
 from manimgen.render.result import DEFAULT_QUALITY, QUALITIES, Quality, RenderResult, RenderStatus, get_quality
 from manimgen.render.sandbox import Limits, Sandbox, SandboxMode, detect_mode
@@ -14,6 +14,7 @@ __all__ = [
     "Quality",
     "RenderCache",
     "RenderJob",
+    "Renderer",
     "RenderPool",
     "RenderResult",
     "RenderStatus",

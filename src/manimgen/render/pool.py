@@ -1,8 +1,10 @@
-"""Renders in parallel: each render is its own sandboxed process, so threads only wait on them.
+"""The renderer interface, and the pool that implements it: renders in parallel, each its own sandboxed process.
 
-By default each of the pool's renders runs on a warm worker (render/warm.py) that imported Manim
-once and forks per render; `warm=False` starts a fresh sandboxed interpreter per render, as a
-single `render()` call does. docs/design-notes.md has the measured difference.
+Whoever renders (the agent, the scorer, the study, the reward) takes a `Renderer` rather than calling
+a module function, so one pool can serve them all and a test can hand in a counting one. By default
+each of the pool's renders runs on a warm worker (render/warm.py) that imported Manim once and forks
+per render; `warm=False` starts a fresh sandboxed interpreter per render, as a single `render()` call
+does. docs/design-notes.md has the measured difference.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import queue
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from manimgen.render.renderer import ChildRunner, FreshSandbox, render_on
 from manimgen.render.result import DEFAULT_QUALITY, RenderResult
@@ -21,9 +24,20 @@ from manimgen.render.warm import WarmWorker
 
 @dataclass(frozen=True)
 class RenderJob:
+    """One scene file to render; `geometry` also records its layout (render/geometry.py)."""
+
     code: str
     scene: str | None = None
     quality: str = DEFAULT_QUALITY
+    geometry: bool = False
+
+
+class Renderer(Protocol):
+    """Renders scene code in the sandbox: one job in the caller's thread, or many in parallel."""
+
+    def render(self, job: RenderJob) -> RenderResult: ...
+
+    def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]: ...
 
 
 class RenderPool:
@@ -51,12 +65,13 @@ class RenderPool:
         self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="render")
 
     def submit(self, job: RenderJob) -> Future[RenderResult]:
-        return self._executor.submit(self._render, job)
+        return self._executor.submit(self.render, job)
 
-    def _render(self, job: RenderJob) -> RenderResult:
+    def render(self, job: RenderJob) -> RenderResult:
+        """Render `job` in this thread on the next free runner (waiting for one while all are busy)."""
         runner = self._idle.get()
         try:
-            return render_on(runner, job.code, job.scene, job.quality, use_cache=self.use_cache)
+            return render_on(runner, job.code, job.scene, job.quality, use_cache=self.use_cache, geometry=job.geometry)
         finally:
             self._idle.put(runner)
 

@@ -25,7 +25,10 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from manimgen.render import Renderer
 
 RewardMode = Literal["arithmetic", "geometric"]
 
@@ -79,7 +82,9 @@ class ManimReward:
         timeout_s: float = 120.0,
         workers: int | None = None,
         scorer: Any | None = None,
+        renderer: Renderer | None = None,
     ) -> None:
+        """`renderer` renders the completions and references (default: a warm pool of `workers`, kept between steps)."""
         if text_weight < 0 or visual_weight < 0 or text_weight + visual_weight <= 0:
             raise ValueError(f"reward weights must be non-negative and not both 0, got {text_weight}, {visual_weight}")
         if mode not in ("arithmetic", "geometric"):
@@ -89,6 +94,7 @@ class ManimReward:
         self.mode = mode
         self._scorer_options = {
             "quality": quality, "timeout_s": timeout_s, "workers": workers or default_render_workers(), "with_ast_distance": False,
+            "renderer": renderer,
         }
         self._scorer = scorer
         self.last_stats: RewardStats | None = None
