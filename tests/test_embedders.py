@@ -13,10 +13,10 @@ from manimgen.metrics.embedders import (
     CODEBERT_PATH_ENV,
     EffNetLite0,
     EmbedderUnavailable,
-    cache_dir,
     code_embedder,
     image_embedder,
 )
+from manimgen.paths import cache_root
 
 
 def frames_of(kind: str, count: int = 4) -> np.ndarray:
@@ -43,7 +43,7 @@ def onnx_effnet() -> EffNetLite0:
 
 def test_effnet_onnx_export_is_cached_and_matches_torch(onnx_effnet):
     assert onnx_effnet.backend == "onnx"
-    assert list((cache_dir() / "embedders").glob("effnet-lite0-*.onnx"))
+    assert list((cache_root() / "embedders").glob("effnet-lite0-*.onnx"))
     frames = frames_of("circle")
     from_onnx = onnx_effnet.embed(frames)
     from_torch = EffNetLite0(backend="torch").embed(frames)

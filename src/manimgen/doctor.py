@@ -7,10 +7,10 @@ import shutil
 from dataclasses import dataclass
 
 from manimgen.data.manimbench import ENV_DIR, default_dir
-from manimgen.render.cache import cache_root, manim_version
+from manimgen.manim_import import PINNED_MANIM, manim_version
+from manimgen.paths import cache_root
 from manimgen.render.sandbox import protections
 
-PINNED_MANIM = "0.19.0"
 APT_LATEX = "apt-get install -y texlive-latex-base texlive-latex-recommended texlive-latex-extra preview-latex-style dvisvgm"
 
 

@@ -22,11 +22,11 @@ import ast
 import builtins
 import inspect
 import re
-import warnings
 from dataclasses import dataclass
 from functools import cache
-from types import ModuleType
 from typing import Any
+
+from manimgen.manim_import import manim, manim_version
 
 STOP_NAMES = frozenset(
     {"play", "wait", "add", "remove", "print", "range", "np", "numpy", "math", "random", "super", "construct", "setup"}
@@ -203,15 +203,6 @@ def called_names(code: str) -> list[CallTarget]:
     return kept
 
 
-@cache
-def _manim() -> ModuleType:
-    """manim, imported once; its audio dependency warns about ffmpeg, which rendering never needs."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Couldn't find ffmpeg", category=RuntimeWarning)
-        import manim
-    return manim
-
-
 def _cut_examples(doc: str) -> str:
     """The docstring up to its examples (they are the benchmark's answers), in plain compact text."""
     lines = doc.splitlines()
@@ -255,7 +246,7 @@ _MISSING = object()
 def describe(qualified: str) -> str | None:
     """Signature and docstring of `Name` or `Owner.method` in manim; None when manim has no such name."""
     owner, _, name = qualified.rpartition(".")
-    holder: Any = _manim()
+    holder: Any = manim()
     if owner:
         holder = getattr(holder, owner, _MISSING)
         if holder is _MISSING:
@@ -265,7 +256,7 @@ def describe(qualified: str) -> str | None:
 
 
 def _is_manim_name(name: str) -> bool:
-    return hasattr(_manim(), name)
+    return hasattr(manim(), name)
 
 
 def api_info(code: str) -> ApiInfo:
@@ -300,7 +291,7 @@ def _compose(entries: list[str], unresolved: list[str]) -> str:
     if unresolved:
         listed = ", ".join(unresolved[:MAX_UNRESOLVED_LISTED])
         more = f" and {len(unresolved) - MAX_UNRESOLVED_LISTED} more" if len(unresolved) > MAX_UNRESOLVED_LISTED else ""
-        version = getattr(_manim(), "__version__", "")
+        version = manim_version()
         parts.append(
             f"NOT FOUND in manim {version} (probably hallucinated: use an existing class, function or method "
             f"instead): {listed}{more}"

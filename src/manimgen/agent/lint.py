@@ -23,6 +23,7 @@ from typing import Any
 
 from manimgen.agent import manim_introspect as api
 from manimgen.agent.removed_api import REMOVED_METHODS, REMOVED_MODULES, REMOVED_NAMES, Replacement
+from manimgen.manim_import import manim_version
 
 SCENE_FILE = "scene.py"
 MODULE_DUNDERS = frozenset({"__file__", "__builtins__", "__cached__", "__annotations__", "__qualname__", "__module__"})
@@ -48,7 +49,7 @@ class Finding:
 def format_findings(findings: Sequence[Finding]) -> str:
     """The findings as a repair prompt shows them in place of render errors."""
     count = len(findings)
-    header = f"A static check against manim {_manim_version()} found {count} problem{'s' if count != 1 else ''} (the scene was not rendered):"
+    header = f"A static check against manim {manim_version()} found {count} problem{'s' if count != 1 else ''} (the scene was not rendered):"
     return "\n".join([header, *(f"- {finding}" for finding in findings)])
 
 
@@ -61,10 +62,6 @@ def lint(code: str) -> list[Finding]:
     checker.run()
     unique = {(f.line, f.column, f.code, f.message): f for f in checker.findings}
     return sorted(unique.values(), key=lambda f: (f.line, f.column, f.code))
-
-
-def _manim_version() -> str:
-    return getattr(api.manim_module(), "__version__", "?")
 
 
 def _syntax_findings(code: str) -> list[Finding]:
@@ -87,7 +84,7 @@ def _suggest(name: str, candidates: Any) -> str:
 
 
 def _removed(name: str, table: dict[str, Replacement], what: str) -> str:
-    return f"`{name}` is {what}, not Manim Community Edition {_manim_version()}: {table[name].advice}."
+    return f"`{name}` is {what}, not Manim Community Edition {manim_version()}: {table[name].advice}."
 
 
 @dataclass
@@ -299,7 +296,7 @@ class _Checker:
                 self.report(node, "unknown-name", f"`{name}` is not defined{also}: it is a manim name, so add `from manim import *`.")
             else:
                 candidates = self.local_names | set(api.star_names()) | set(dir(builtins))
-                self.report(node, "unknown-name", f"`{name}` is not defined{also}: neither the code nor manim {_manim_version()} defines it.{_suggest(name, candidates)}")
+                self.report(node, "unknown-name", f"`{name}` is not defined{also}: neither the code nor manim {manim_version()} defines it.{_suggest(name, candidates)}")
 
     def _check_module_attributes(self) -> None:
         """`manim.X` through `import manim`: X must exist."""

@@ -13,17 +13,11 @@ import inspect
 import textwrap
 from dataclasses import dataclass
 from functools import cache
-from types import ModuleType
 from typing import Any
 
+from manimgen.manim_import import manim as manim_module
+
 KWARGS_HARMLESS_METHODS = frozenset({"pop", "get", "setdefault", "update"})
-
-
-@cache
-def manim_module() -> ModuleType:
-    import manim
-
-    return manim
 
 
 @cache

@@ -43,7 +43,7 @@ from manimgen.llm.base import LLM, Message, Sampling
 from manimgen.render import Renderer, RenderJob, RenderPool
 from manimgen.render.result import RenderResult, get_quality
 
-DEFAULT_SAMPLING = Sampling(temperature=0.2, top_p=0.95, max_tokens=1024, seed=0)
+DEFAULT_SAMPLING = Sampling(seed=0)
 
 OnRound = Callable[[Round], None]
 

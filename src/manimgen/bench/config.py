@@ -37,9 +37,9 @@ class SamplingConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    temperature: float = Field(0.2, ge=0.0)
-    top_p: float = Field(0.95, gt=0.0, le=1.0)
-    max_tokens: int = Field(1024, gt=0)
+    temperature: float = Field(Sampling.temperature, ge=0.0)
+    top_p: float = Field(Sampling.top_p, gt=0.0, le=1.0)
+    max_tokens: int = Field(Sampling.max_tokens, gt=0)
     min_p: float | None = Field(None, ge=0.0, le=1.0)
 
     def at_seed(self, seed: int) -> Sampling:

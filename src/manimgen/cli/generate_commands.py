@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from manimgen.cli.app import QualityOption, app, console, fail, literal
+from manimgen.llm.base import Sampling
 
 if TYPE_CHECKING:
     from manimgen.agent import Round
@@ -66,8 +67,8 @@ def generate(
     model: Annotated[Optional[str], typer.Option(help="registry name or spec (openai:URL#MODEL, hf:PATH[+ADAPTER], gguf:PATH)")] = None,
     strategy: Annotated[str, typer.Option(help="vanilla, ritl, ritl-doc, ritl-lint, ritl-layout or ritl-lint-layout")] = "ritl-doc",
     rounds: Annotated[int, typer.Option(min=0, help="feedback rounds K after the first generation")] = 3,
-    temperature: Annotated[float, typer.Option(min=0.0, help="sampling temperature")] = 0.2,
-    max_tokens: Annotated[int, typer.Option(min=1, help="most tokens per answer")] = 1024,
+    temperature: Annotated[float, typer.Option(min=0.0, help="sampling temperature")] = Sampling.temperature,
+    max_tokens: Annotated[int, typer.Option(min=1, help="most tokens per answer")] = Sampling.max_tokens,
     seed: Annotated[int, typer.Option(help="sampling seed (round i uses seed + i)")] = 0,
     quality: QualityOption = "low",
     out: Annotated[Optional[Path], typer.Option(help="where to copy the video (default runs/generate/<slug>.mp4)")] = None,

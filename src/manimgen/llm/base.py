@@ -16,9 +16,12 @@ class Message(TypedDict):
 
 @dataclass(frozen=True)
 class Sampling:
-    """Decoding settings; providers ignore what they cannot honour and say so in their docs."""
+    """Decoding settings; providers ignore what they cannot honour and say so in their docs.
 
-    temperature: float = 0.7
+    The defaults are the project's for generating scenes (the study's, the CLI's and the agent's).
+    """
+
+    temperature: float = 0.2
     top_p: float = 0.95
     max_tokens: int = 1024
     seed: int | None = None

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from manimgen.llm.base import LLM, LLMError
+from manimgen.paths import models_dir
 
 CHUNK_BYTES = 8 << 20
 STAMP_SUFFIX = ".verified.json"
@@ -104,14 +105,6 @@ class ModelSpec:
     target: str  # registry name, path, hub id or server URL
     adapter: str | None = None
     model: str | None = None
-
-
-def models_dir() -> Path:
-    """`$MANIMGEN_MODEL_DIR`, else `$MANIMGEN_CACHE/models`, else ~/.cache/manimgen/models."""
-    if explicit := os.environ.get("MANIMGEN_MODEL_DIR"):
-        return Path(explicit)
-    root = os.environ.get("MANIMGEN_CACHE") or Path.home() / ".cache" / "manimgen"
-    return Path(root) / "models"
 
 
 def spec_help() -> str:

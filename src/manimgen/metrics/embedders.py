@@ -29,11 +29,12 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from manimgen.paths import cache_root
+
 log = logging.getLogger(__name__)
 
 DEFAULT_IMAGE_EMBEDDER = "effnet-lite0"
 DEFAULT_CODE_EMBEDDER = "minilm-l6"
-CACHE_ENV = "MANIMGEN_CACHE"
 CLIP_PATH_ENV = "MANIMGEN_CLIP_PATH"
 CODEBERT_PATH_ENV = "MANIMGEN_CODEBERT_PATH"
 CLIP_HUB_ID = "openai/clip-vit-large-patch14"
@@ -62,11 +63,6 @@ class CodeEmbedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """N strings -> float32 (N, D), rows L2-normalised."""
         ...
-
-
-def cache_dir() -> Path:
-    """Where derived artefacts (the exported ONNX model) live: $MANIMGEN_CACHE or ~/.cache/manimgen."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "manimgen")
 
 
 class EffNetLite0:
@@ -145,7 +141,7 @@ class EffNetLite0:
     def _onnx_session(self) -> Any:
         import onnxruntime
 
-        path = cache_dir() / "embedders" / f"effnet-lite0-v{_EFFNET_ONNX_FORMAT}.onnx"
+        path = cache_root() / "embedders" / f"effnet-lite0-v{_EFFNET_ONNX_FORMAT}.onnx"
         if not path.exists():
             self._export_onnx(path)
         return onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])

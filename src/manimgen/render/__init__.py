@@ -1,6 +1,7 @@
 """The only place generated code is executed: sandboxed, cached, parallel renders and their frames."""
 
-from manimgen.render.cache import RenderCache, cache_root, render_key
+from manimgen.paths import cache_root
+from manimgen.render.cache import RenderCache, render_key
 from manimgen.render.frames import sample_frames
 from manimgen.render.pool import Renderer, RenderJob, RenderPool
 from manimgen.render.renderer import render

@@ -14,10 +14,10 @@ import os
 import shutil
 import uuid
 from dataclasses import replace
-from functools import cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from manimgen.manim_import import manim_version
+from manimgen.paths import cache_root
 from manimgen.render.geometry import GEOMETRY_VERSION
 from manimgen.render.result import RenderResult, RenderStatus
 
@@ -25,19 +25,6 @@ CACHEABLE = {RenderStatus.OK, RenderStatus.CODE_ERROR, RenderStatus.LATEX_ERROR,
 DEFAULT_MAX_BYTES = 5 << 30
 TRIM_EVERY = 64
 META = "result.json"
-
-
-def cache_root() -> Path:
-    """`$MANIMGEN_CACHE`, else ~/.cache/manimgen: models, renders and embeddings live below it."""
-    return Path(os.environ.get("MANIMGEN_CACHE") or Path.home() / ".cache" / "manimgen")
-
-
-@cache
-def manim_version() -> str:
-    try:
-        return version("manim")
-    except PackageNotFoundError:
-        return "missing"
 
 
 def render_key(code: str, scene: str | None, quality: str, tex_template: str | None = None, *, geometry: bool = False) -> str:

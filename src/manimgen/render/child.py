@@ -17,9 +17,9 @@ import os
 import re
 import sys
 import traceback
-import warnings
 from pathlib import Path
 
+from manimgen.manim_import import manim
 from manimgen.render.protocol import EXIT_NO_SCENE, IMAGE_DIR, MEDIA_DIR, OUTPUT_STEM, RESULT_MARKER, VIDEO_DIR
 
 MODULE_NAME = "scene"
@@ -57,20 +57,10 @@ def print_latex_errors(error: BaseException) -> None:
             print("\n".join(lines[index : index + 2]), file=sys.stderr)
 
 
-def import_manim() -> None:
-    """Import Manim, hushing pydub's import-time warning that ffmpeg is missing.
-
-    Manim encodes through PyAV, so the warning is noise that would take a line of the error tail a
-    model reads. The warm worker calls this once for all the renders it forks.
-    """
-    warnings.filterwarnings("ignore", message="Couldn't find ffmpeg or avconv", category=RuntimeWarning)
-    import manim  # noqa: F401
-
-
 def main(argv: list[str]) -> int:
     args = _parse_args(argv)
     faulthandler.enable()
-    import_manim()
+    manim()
     from manim import Scene, config
 
     scratch = Path.cwd()

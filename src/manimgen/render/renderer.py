@@ -24,7 +24,8 @@ from functools import cache
 from pathlib import Path
 from typing import Protocol
 
-from manimgen.render.cache import RenderCache, cache_root, render_key
+from manimgen.paths import cache_root
+from manimgen.render.cache import RenderCache, render_key
 from manimgen.render.geometry import read_geometry
 from manimgen.render.handover import HandoverError, take_output
 from manimgen.render.protocol import EXIT_NO_SCENE, OUTPUTS, RESULT_MARKER

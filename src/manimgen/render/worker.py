@@ -30,6 +30,7 @@ import traceback
 from pathlib import Path
 from typing import IO, Any
 
+from manimgen.manim_import import manim
 from manimgen.render import child
 from manimgen.render.sandbox import Limits, scrubbed_env
 
@@ -177,7 +178,7 @@ def main(argv: list[str]) -> None:
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     _redirect(0, os.devnull, os.O_RDONLY)
     os.dup2(2, 1)
-    child.import_manim()
+    manim()
     _send(replies, {"ready": True})
     for line in requests:
         returncode = _render(json.loads(line), limits, [requests, replies])
