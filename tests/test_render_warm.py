@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
-from manimgen.render import Limits, RenderJob, RenderPool, RenderStatus, render
+from manimgen.render import Limits, RenderJob, RenderPool, RenderStatus, cgroups, render
 from scenes import ANIMATED, STATIC
 
 LOOP = STATIC.replace("self.add(Square(color=RED))", "while True:\n            pass")
@@ -54,3 +55,17 @@ def test_child_module_runs_without_runpy_warning() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "RuntimeWarning" not in done.stderr
+
+
+def test_a_pool_left_open_at_exit_gives_back_its_mounts_and_cgroups(tmp_path) -> None:
+    program = (
+        "from manimgen.render import RenderJob, RenderPool\n"
+        f"pool = RenderPool(1, use_cache=False)\nprint(pool.render(RenderJob({STATIC!r})).status.value)\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TMPDIR": str(tmp_path)}
+    child = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    out, err = child.communicate(timeout=120)
+    assert out.strip() == "ok", err
+    assert not any(tmp_path.glob("manimgen-warm-*"))
+    assert "manimgen-warm-" not in Path("/proc/self/mounts").read_text()
+    assert [group for hierarchy in cgroups.hierarchies() for group in hierarchy.parent.glob(f"manimgen-{child.pid}-*")] == []

@@ -12,6 +12,7 @@ render is killed with its whole process tree and replaced by a new one at the ne
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import json
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
@@ -53,6 +55,16 @@ class WorkerUnavailable(Exception):
     """The worker could not be started or could not take a request."""
 
 
+_OPEN: weakref.WeakSet[WarmWorker] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_workers() -> None:
+    """Workers left open at exit (a pool its caller never closed) still give back their tmpfs and cgroup."""
+    for worker in list(_OPEN):
+        worker.close()
+
+
 class WarmWorker:
     """One sandboxed worker serving one render at a time: a `ChildRunner` for `render_on`."""
 
@@ -67,6 +79,7 @@ class WarmWorker:
         self._pending = b""
         self._renders = 0
         self._job_numbers = itertools.count()
+        _OPEN.add(self)
 
     @property
     def root(self) -> Path:
