@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from manimgen.render import Limits, RenderJob, RenderPool, RenderStatus, cgroups, render
+from manimgen.render.volume import hard_quota_available
 from scenes import ANIMATED, STATIC
 
 LOOP = STATIC.replace("self.add(Square(color=RED))", "while True:\n            pass")
@@ -69,3 +72,29 @@ def test_a_pool_left_open_at_exit_gives_back_its_mounts_and_cgroups(tmp_path) ->
     assert not any(tmp_path.glob("manimgen-warm-*"))
     assert "manimgen-warm-" not in Path("/proc/self/mounts").read_text()
     assert [group for hierarchy in cgroups.hierarchies() for group in hierarchy.parent.glob(f"manimgen-{child.pid}-*")] == []
+
+
+@pytest.mark.skipif(not hard_quota_available(), reason="volumes are mounted only where a tmpfs can be")
+def test_what_a_killed_process_left_is_given_back_by_the_next() -> None:
+    from manimgen.render.cgroups import remove_stale
+    from manimgen.render.volume import unmount_stale
+
+    program = (
+        "import os, signal\nfrom manimgen.render import RenderJob, RenderPool\n"
+        f"pool = RenderPool(1, use_cache=False)\nprint(pool.render(RenderJob({STATIC!r})).status.value, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = child.communicate(timeout=120)
+    assert (out.strip(), child.returncode) == ("ok", -9), err
+
+    def left() -> tuple[list[str], list[Path]]:
+        mounts = [line for line in Path("/proc/self/mounts").read_text().splitlines() if f"manimgen-warm-{child.pid}-" in line]
+        groups = [group for hierarchy in cgroups.hierarchies() for group in hierarchy.parent.glob(f"manimgen-{child.pid}-*")]
+        return mounts, groups
+
+    mounts, groups = left()
+    assert mounts and (groups or not cgroups.hierarchies())
+    unmount_stale()
+    remove_stale()
+    assert left() == ([], [])

@@ -96,6 +96,59 @@ def _read_count(path: Path, key: str) -> int:
     return 0
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale() -> None:
+    """Remove the groups of manimgen processes that died without removing them (killed with SIGKILL)."""
+    for hierarchy in hierarchies():
+        for group in hierarchy.parent.glob("manimgen-*-*"):
+            owner = group.name.split("-")[1]
+            if owner.isdigit() and not _alive(int(owner)):
+                _remove([group])
+
+
+def _kill_members(group: Path) -> None:
+    """SIGKILL every member, retrying while forks still in flight land in the group."""
+    for _ in range(KILL_ROUNDS):
+        try:
+            members = (group / "cgroup.procs").read_text().split()
+        except OSError:
+            return
+        if not members:
+            return
+        for pid in members:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.02)
+
+
+def _remove(groups: list[Path]) -> None:
+    """Kill the members and remove the groups; a group still busy after a few seconds is left to the kernel."""
+    deadline = time.monotonic() + REMOVE_SECONDS
+    for group in groups:
+        while True:
+            _kill_members(group)
+            try:
+                group.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.02)
+
+
 class RunCgroup:
     """The groups of one run: made with their caps, joined by the run's first process, killed and removed at the end."""
 
@@ -140,37 +193,11 @@ class RunCgroup:
         return 0
 
     def kill_all(self) -> None:
-        """SIGKILL every member, retrying while forks still in flight land in the group."""
-        if not self._groups:
-            return
-        procs = self._groups[0][0] / "cgroup.procs"
-        for _ in range(KILL_ROUNDS):
-            try:
-                members = procs.read_text().split()
-            except OSError:
-                return
-            if not members:
-                return
-            for pid in members:
-                try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.02)
+        """SIGKILL every member of the run (all its groups hold the same processes)."""
+        if self._groups:
+            _kill_members(self._groups[0][0])
 
     def remove(self) -> None:
-        """Kill the members and remove the groups; a group still busy after a few seconds is left to the kernel."""
-        deadline = time.monotonic() + REMOVE_SECONDS
-        for group, _ in reversed(self._groups):
-            while True:
-                self.kill_all()
-                try:
-                    group.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        break
-                    time.sleep(0.02)
+        """Kill the members and remove the groups."""
+        _remove([group for group, _ in reversed(self._groups)])
         self._groups = []

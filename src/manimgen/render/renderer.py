@@ -65,7 +65,7 @@ class FreshSandbox:
 
     @contextmanager
     def scratch(self) -> Iterator[Path]:
-        with tempfile.TemporaryDirectory(prefix="manimgen-render-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=f"manimgen-render-{os.getpid()}-") as tmp:
             volume = self._sandbox.volume(Path(tmp) / "scratch")
             try:
                 yield volume.path

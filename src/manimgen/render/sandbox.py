@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 from manimgen.render import cgroups
-from manimgen.render.cgroups import RunCgroup
-from manimgen.render.volume import Volume, hard_quota_available
+from manimgen.render.cgroups import RunCgroup, remove_stale
+from manimgen.render.volume import Volume, hard_quota_available, unmount_stale
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -280,12 +280,20 @@ def signal_of(returncode: int | None, mode: SandboxMode) -> int | None:
     return None
 
 
+@functools.cache
+def sweep_stale() -> None:
+    """Once per process: give back the tmpfs volumes and cgroups of manimgen processes that were killed."""
+    unmount_stale()
+    remove_stale()
+
+
 class Sandbox:
     """Runs commands in a private scratch directory under `limits`, in the strongest available mode."""
 
     def __init__(self, limits: Limits | None = None, mode: SandboxMode | None = None) -> None:
         self.limits = limits or Limits()
         self.mode = mode or detect_mode()
+        sweep_stale()
 
     def volume(self, path: Path) -> Volume:
         """`path` made into a writable folder for the render's user, sized to the disk quota where possible."""

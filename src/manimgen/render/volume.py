@@ -12,12 +12,16 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import re
+import shutil
 import tempfile
 from pathlib import Path
 
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
 MNT_DETACH = 0x2
+# A render's volume sits in a folder named after the process that made it: manimgen-render-PID-… or manimgen-warm-PID-….
+OWNED_FOLDER = re.compile(r"^(?P<folder>.*/manimgen-(?:render|warm)-(?P<pid>\d+)-[^/]+)/(?:scratch|root/jobs)$")
 
 
 def _libc() -> ctypes.CDLL:
@@ -49,6 +53,22 @@ def hard_quota_available() -> bool:
         return True
     finally:
         probe.rmdir()
+
+
+def unmount_stale() -> None:
+    """Unmount and remove the volumes of manimgen processes that died without closing them (killed with SIGKILL)."""
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        fields = line.split()
+        match = OWNED_FOLDER.match(fields[1]) if len(fields) > 2 and fields[2] == "tmpfs" else None
+        if match is None:
+            continue
+        try:
+            os.kill(int(match["pid"]), 0)
+        except ProcessLookupError:
+            _unmount(Path(fields[1]))
+            shutil.rmtree(match["folder"], ignore_errors=True)
+        except PermissionError:
+            continue
 
 
 class Volume:

@@ -85,7 +85,7 @@ class WarmWorker:
     def root(self) -> Path:
         """The folder the worker sees: `jobs` (the quota volume) for each render's scratch, `logs` for its output."""
         if self._home is None:
-            self._home = Path(tempfile.mkdtemp(prefix="manimgen-warm-")).resolve()
+            self._home = Path(tempfile.mkdtemp(prefix=f"manimgen-warm-{os.getpid()}-")).resolve()
             (self._home / "root" / "logs").mkdir(parents=True)
             self._volume = self._sandbox.volume(self._home / "root" / "jobs")
         return self._home / "root"
