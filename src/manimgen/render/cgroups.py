@@ -96,13 +96,14 @@ def _read_count(path: Path, key: str) -> int:
     return 0
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one we may not signal counts as alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
     return True
 
 
@@ -111,7 +112,7 @@ def remove_stale() -> None:
     for hierarchy in hierarchies():
         for group in hierarchy.parent.glob("manimgen-*-*"):
             owner = group.name.split("-")[1]
-            if owner.isdigit() and not _alive(int(owner)):
+            if owner.isdigit() and not process_alive(int(owner)):
                 _remove([group])
 
 

@@ -17,6 +17,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from manimgen.render.cgroups import process_alive
+
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
 MNT_DETACH = 0x2
@@ -62,13 +64,9 @@ def unmount_stale() -> None:
         match = OWNED_FOLDER.match(fields[1]) if len(fields) > 2 and fields[2] == "tmpfs" else None
         if match is None:
             continue
-        try:
-            os.kill(int(match["pid"]), 0)
-        except ProcessLookupError:
+        if not process_alive(int(match["pid"])):
             _unmount(Path(fields[1]))
             shutil.rmtree(match["folder"], ignore_errors=True)
-        except PermissionError:
-            continue
 
 
 class Volume:
