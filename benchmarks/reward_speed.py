@@ -34,9 +34,9 @@ from manimgen.data import Task, load_tasks  # noqa: E402
 from manimgen.metrics.code import code_bert_bleu  # noqa: E402
 from manimgen.metrics.dtw import dtw_distance  # noqa: E402
 from manimgen.metrics.embedders import code_embedder, image_embedder  # noqa: E402
-from manimgen.metrics.score import Scorer  # noqa: E402
 from manimgen.metrics.visual import SSIM_DTW_SHARPNESS, sem_dtw, ssim_matrix_reference, to_gray  # noqa: E402
 from manimgen.render import render, sample_frames  # noqa: E402
+from manimgen.scoring import Scorer  # noqa: E402
 from manimgen.train.reward import ManimReward, default_render_workers  # noqa: E402
 
 TEXT_WEIGHT, VISUAL_WEIGHT = 0.2, 0.8

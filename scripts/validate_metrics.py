@@ -37,9 +37,10 @@ from scipy.stats import mannwhitneyu
 import manim
 
 from manimgen.data import Task, load_tasks
-from manimgen.metrics import EmbedderUnavailable, Scorer, Scores
+from manimgen.metrics import EmbedderUnavailable
 from manimgen.metrics.embedders import IMAGE_EMBEDDERS
 from manimgen.render import RenderJob, RenderPool, RenderResult
+from manimgen.scoring import Scorer, Scores
 
 VISUAL_METRICS = ("vs", "ssim_dtw", "sem_dtw")
 CODE_METRICS = ("codebleu", "cbb", "ast_distance")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from manimgen.render.cache import cache_root
+from manimgen.paths import cache_root
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -16,9 +16,6 @@ def private_render_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     os.environ.setdefault("MANIMGEN_MODEL_DIR", str(cache_root() / "models"))
     root = tmp_path_factory.mktemp("manimgen-cache")
     os.environ["MANIMGEN_CACHE"] = str(root)
-    from manimgen.render.renderer import default_cache
-
-    default_cache.cache_clear()
     return root
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from manimgen.data import BUILTIN_TASKS
-from manimgen.render import RenderCache, RenderJob, RenderPool, RenderStatus, render, sample_frames
+from manimgen.render import RenderCache, RenderJob, RenderPool, RenderStatus, render, render_key, sample_frames
+from manimgen.render.cache import uncached_store
 from manimgen.render.child import choose_scene
 from scenes import ANIMATED, STATIC
 
@@ -132,6 +133,17 @@ def test_cache_is_bounded(tmp_path) -> None:
     render(STATIC, cache=store)
     store.trim()
     assert store.size_bytes() == 0
+
+
+def test_uncached_renders_replace_their_entry_in_a_bounded_store() -> None:
+    store = uncached_store()
+    entry = store.root / render_key(STATIC, None, "low")[:2] / render_key(STATIC, None, "low")
+    first = render(STATIC, use_cache=False)
+    second = render(STATIC, use_cache=False)
+    assert not first.cached and not second.cached and second.seconds != first.seconds
+    assert second.output == first.output and second.output.parent == entry and second.output.is_file()
+    assert sorted(path.name for path in entry.iterdir()) == sorted([second.output.name, "result.json"])
+    assert store.max_bytes == 1 << 30 and store.root.name == "renders-uncached" and store is uncached_store()
 
 
 def test_preview_quality_is_small() -> None:

@@ -30,7 +30,7 @@ class CountingScorer:
     """The real scorer, counting how often the reward calls it."""
 
     def __init__(self) -> None:
-        from manimgen.metrics.score import Scorer
+        from manimgen.scoring import Scorer
 
         self.inner = Scorer(workers=2)
         self.calls: list[int] = []

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from manimgen.cli import app
 from manimgen.data import BUILTIN_TASKS
-from manimgen.metrics import ReferenceRenderError, Scorer, Scores
+from manimgen.scoring import ReferenceRenderError, Scorer, Scores
 
 TASKS = {task.id: task for task in BUILTIN_TASKS}
 CIRCLE = TASKS["circle-to-square"]  # an MP4

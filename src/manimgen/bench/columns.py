@@ -1,7 +1,7 @@
 """How report tables name and format their columns, shared by the Markdown, HTML and terminal views.
 
-Metric headers come from the metric registry with the embedder that produced the numbers, e.g.
-`VS[effnet-lite0]`, so a table never passes off an offline embedder's numbers as the paper's.
+Metric headers come from the Scores schema and the metric registry with the embedder that produced
+the numbers, e.g. `VS[effnet-lite0]`, and an arrow where lower is better, so a table never passes off an offline embedder's numbers as the paper's.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from manimgen.bench.tables import Aggregate, is_number
-from manimgen.metrics.score import metric_label as score_metric_label
+from manimgen.scoring.schema import arrow, metric_label
 
 MISSING = "–"
 
@@ -46,8 +46,10 @@ def p_value(value: float | None) -> str:
 
 
 def metric_header(field: str, image_embedders: list[str], code_embedders: list[str]) -> str:
-    """The label of a Scores field over a table's rows, naming every embedder behind them."""
-    return score_metric_label(field, "/".join(image_embedders) or None, "/".join(code_embedders) or None)
+    """The label of a Scores field over a table's rows, naming every embedder behind them; lower-is-better
+    metrics carry "↓" (higher is the default a reader assumes)."""
+    label = metric_label(field, "/".join(image_embedders) or None, "/".join(code_embedders) or None)
+    return f"{label} ↓" if arrow(field) == "↓" else label
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ def metric_columns(image_embedders: list[str], code_embedders: list[str]) -> lis
         Column(label("cbb"), "cbb", score),
         Column(label("codebleu"), "codebleu", score),
         Column(label("code_cosine"), "code_cosine", score),
-        Column(f"{label('ast_distance')} ↓", "ast_distance", score),
+        Column(label("ast_distance"), "ast_distance", score),
         Column("rounds", "rounds", two_places),
         Column("LLM calls", "llm_calls", two_places),
         Column("tokens", "tokens", whole),

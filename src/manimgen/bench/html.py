@@ -67,7 +67,7 @@ def media_html(run_dir: Path, relative: str | None, caption: str, missing: str) 
 
 def _status_html(sample: Sample) -> str:
     css = "ok" if sample.status == "ok" else "fail"
-    vs = f", VS {sample.vs:.2f}" if sample.vs is not None else ""
+    vs = f", VS {sample.score('vs'):.2f}" if sample.score("vs") is not None else ""
     return f'<span class="{css}">{escape(sample.status)}</span>{vs}'
 
 

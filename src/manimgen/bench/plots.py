@@ -53,7 +53,7 @@ def code_vs_scatter(samples: list[Sample], image_embedders: list[str], code_embe
     for ax, model in zip(axes, models):
         for (group_model, strategy), rows in groups.items():
             if group_model == model:
-                ax.scatter([s.cbb or 0.0 for s in rows], [s.vs or 0.0 for s in rows], s=18, alpha=0.7, label=strategy)
+                ax.scatter([s.score("cbb") or 0.0 for s in rows], [s.score("vs") or 0.0 for s in rows], s=18, alpha=0.7, label=strategy)
         ax.set_title(model, fontsize="medium")
         ax.set_xlabel(metric_header("cbb", image_embedders, code_embedders))
         ax.set_xlim(0, 1)

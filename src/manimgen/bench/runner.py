@@ -47,7 +47,7 @@ from manimgen.llm.cache import CachedLLM, GenerationCache
 from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult
 
 if TYPE_CHECKING:
-    from manimgen.metrics.score import Scorer
+    from manimgen.scoring import Scorer
 
 CONFIG_NAME = "config.yaml"
 LLMFactory = Callable[[str], LLM]
@@ -270,7 +270,7 @@ class BenchRunner:
         """One Scorer per scoring thread (a Scorer is single-threaded); embedders load once per thread."""
         scorer = getattr(self._local, "scorer", None)
         if scorer is None:
-            from manimgen.metrics.score import Scorer
+            from manimgen.scoring import Scorer
 
             options: dict[str, Any] = {}
             if self.config.image_embedder:
@@ -323,7 +323,7 @@ class BenchRunner:
             status = "no_code"
         else:
             status = "render_failed"
-        return replace(sample.with_scores(scores.to_dict()), status=status, media_path=media)
+        return replace(sample, scores=scores, status=status, media_path=media)
 
     def _render(self, code: str) -> RenderResult:
         assert self._renderer is not None, "renders happen only inside _run_pending"

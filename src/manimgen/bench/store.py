@@ -18,33 +18,16 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from manimgen.scoring.schema import BOOL_SCORES, SCORE_COLUMNS, Scores
+
 STORE_NAME = "results.sqlite"
 LOCK_NAME = ".lock"
 SCHEMA_VERSION = 1
-
-# Every Scores field gets a column of its own (a test keeps the two in step; importing Scores here
-# would load the metrics stack into every reader of a store); the whole dict is kept in scores_json too.
-SCORE_COLUMNS: dict[str, str] = {
-    "render_status": "TEXT",
-    "rendered": "INTEGER",
-    "vs": "REAL",
-    "ssim_dtw": "REAL",
-    "sem_dtw": "REAL",
-    "codebleu": "REAL",
-    "code_cosine": "REAL",
-    "cbb": "REAL",
-    "ast_distance": "REAL",
-    "syntax_error": "INTEGER",
-    "image_embedder": "TEXT",
-    "code_embedder": "TEXT",
-    "dtw": "TEXT",
-    "reference_status": "TEXT",
-}
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS samples (
@@ -156,21 +139,7 @@ class Sample:
     status: str
     error: str | None = None
     final_code: str | None = None
-    render_status: str | None = None
-    rendered: bool | None = None
-    vs: float | None = None
-    ssim_dtw: float | None = None
-    sem_dtw: float | None = None
-    codebleu: float | None = None
-    code_cosine: float | None = None
-    cbb: float | None = None
-    ast_distance: float | None = None
-    syntax_error: bool | None = None
-    image_embedder: str | None = None
-    code_embedder: str | None = None
-    dtw: str | None = None
-    reference_status: str | None = None
-    scores_json: str | None = None
+    scores: Scores | None = None
     llm_calls: int | None = None
     rounds: int | None = None
     prompt_tokens: int | None = None
@@ -187,10 +156,9 @@ class Sample:
     def key(self) -> tuple[str, str, str, int]:
         return (self.model, self.strategy, self.task_id, self.seed)
 
-    def with_scores(self, scores: dict[str, Any]) -> Sample:
-        """A copy holding a Scores.to_dict() in its own columns and, whole, in scores_json."""
-        update = {name: scores.get(name) for name in SCORE_COLUMNS}
-        return Sample(**{**asdict(self), **update, "scores_json": json.dumps(scores, sort_keys=True)})
+    def score(self, name: str) -> Any:
+        """One Scores field, or None for a sample that was never scored (status "error")."""
+        return None if self.scores is None else getattr(self.scores, name)
 
 
 @dataclass(frozen=True)
@@ -216,8 +184,9 @@ class Session:
     planned: int
 
 
-SAMPLE_FIELDS = tuple(field.name for field in fields(Sample))
-BOOL_FIELDS = {"rendered", "syntax_error"}
+SAMPLE_COLUMNS = tuple(
+    name for item in fields(Sample) for name in ((*SCORE_COLUMNS, "scores_json") if item.name == "scores" else (item.name,))
+)
 
 
 class Store:
@@ -351,13 +320,14 @@ class Store:
 
     def put_sample(self, sample: Sample) -> None:
         """Record a sample in one transaction, replacing an earlier row with the same key."""
-        values = asdict(sample)
+        values = {item.name: getattr(sample, item.name) for item in fields(Sample) if item.name != "scores"}
         values["recorded_at"] = values["recorded_at"] or now()
-        for name in BOOL_FIELDS:
-            values[name] = None if values[name] is None else int(bool(values[name]))
-        columns = ", ".join(SAMPLE_FIELDS)
-        placeholders = ", ".join(f":{name}" for name in SAMPLE_FIELDS)
-        updates = ", ".join(f"{name} = excluded.{name}" for name in SAMPLE_FIELDS)
+        scores = sample.scores.to_dict() if sample.scores is not None else {}
+        values.update({name: _column_value(name, scores.get(name)) for name in SCORE_COLUMNS})
+        values["scores_json"] = json.dumps(scores, sort_keys=True) if sample.scores is not None else None
+        columns = ", ".join(SAMPLE_COLUMNS)
+        placeholders = ", ".join(f":{name}" for name in SAMPLE_COLUMNS)
+        updates = ", ".join(f"{name} = excluded.{name}" for name in SAMPLE_COLUMNS)
         with self._transaction() as conn:
             conn.execute(
                 f"INSERT INTO samples ({columns}) VALUES ({placeholders}) "
@@ -380,7 +350,7 @@ class Store:
                 clauses.append(f"{column} = ?")
                 parameters.append(value)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        selected = ", ".join(name if with_trace or name != "trace_json" else "NULL AS trace_json" for name in SAMPLE_FIELDS)
+        selected = ", ".join(name if with_trace or name != "trace_json" else "NULL AS trace_json" for name in SAMPLE_COLUMNS)
         rows = self._query(f"SELECT {selected} FROM samples {where} ORDER BY id", parameters)
         return [_sample_from_row(row) for row in rows]
 
@@ -399,8 +369,13 @@ class Store:
         return int(self._query("SELECT COUNT(*) FROM samples")[0][0])
 
 
+def _column_value(name: str, value: Any) -> Any:
+    """A Scores value as SQLite keeps it: booleans as 0/1."""
+    return int(value) if name in BOOL_SCORES and value is not None else value
+
+
 def _sample_from_row(row: sqlite3.Row) -> Sample:
-    values = dict(row)
-    for name in BOOL_FIELDS:
-        values[name] = None if values[name] is None else bool(values[name])
-    return Sample(**values)
+    """The sample a row holds; its scores come whole from scores_json (the columns are for SQL readers)."""
+    values = {key: row[key] for key in row.keys() if key not in SCORE_COLUMNS}
+    scores_json = values.pop("scores_json")
+    return Sample(**values, scores=Scores.from_dict(json.loads(scores_json)) if scores_json else None)

@@ -86,12 +86,12 @@ def aggregate(model: str, strategy: str, samples: Sequence[Sample], complexity: 
         complexity=complexity,
         n=len(measured),
         errors=len(samples) - len(measured),
-        rsr=average(lambda s: bool(s.rendered)),
-        vs=average(lambda s: s.vs or 0.0),
-        cbb=average(lambda s: s.cbb),
-        codebleu=average(lambda s: s.codebleu),
-        code_cosine=average(lambda s: s.code_cosine),
-        ast_distance=average(lambda s: s.ast_distance),
+        rsr=average(lambda s: bool(s.score("rendered"))),
+        vs=average(lambda s: s.score("vs") or 0.0),
+        cbb=average(lambda s: s.score("cbb")),
+        codebleu=average(lambda s: s.score("codebleu")),
+        code_cosine=average(lambda s: s.score("code_cosine")),
+        ast_distance=average(lambda s: s.score("ast_distance")),
         rounds=average(lambda s: s.rounds),
         llm_calls=average(lambda s: s.llm_calls),
         tokens=average(lambda s: s.tokens),
@@ -126,9 +126,9 @@ def correlation_table(samples: Sequence[Sample]) -> list[CorrelationRow]:
     rows = []
     for (model, strategy), config_samples in group(samples).items():
         measured = [sample for sample in config_samples if sample.status != "error"]
-        visual = [sample.vs for sample in measured]
+        visual = [sample.score("vs") for sample in measured]
         for metric in CODE_METRICS:
-            code = [getattr(sample, metric) for sample in measured]
+            code = [sample.score(metric) for sample in measured]
             rows.append(CorrelationRow(model, strategy, metric, pearson(code, visual), spearman(code, visual)))
     return rows
 
@@ -185,8 +185,8 @@ def paired_gains(samples: Sequence[Sample]) -> list[PairedGain]:
                 model=model,
                 strategy=strategy,
                 n=len(pairs),
-                fixed=sum(not before.rendered and bool(after.rendered) for before, after in pairs),
-                broken=sum(bool(before.rendered) and not after.rendered for before, after in pairs),
+                fixed=sum(not before.score("rendered") and bool(after.score("rendered")) for before, after in pairs),
+                broken=sum(bool(before.score("rendered")) and not after.score("rendered") for before, after in pairs),
                 baseline=aggregate(model, BASELINE_STRATEGY, [before for before, _ in pairs]),
                 ours=aggregate(model, strategy, [after for _, after in pairs]),
             )
@@ -197,8 +197,8 @@ def paired_gains(samples: Sequence[Sample]) -> list[PairedGain]:
 def embedders(samples: Iterable[Sample]) -> tuple[list[str], list[str]]:
     """The distinct image and code embedder names behind the stored scores."""
     measured = [sample for sample in samples if sample.status != "error"]
-    images = sorted({sample.image_embedder for sample in measured if sample.image_embedder})
-    codes = sorted({sample.code_embedder for sample in measured if sample.code_embedder})
+    images = sorted({sample.score("image_embedder") for sample in measured if sample.score("image_embedder")})
+    codes = sorted({sample.score("code_embedder") for sample in measured if sample.score("code_embedder")})
     return images, codes
 
 

@@ -81,6 +81,7 @@ def bench_compare(run_a: RunDir, run_b: RunDir) -> None:
     from manimgen.bench import StoreError
     from manimgen.bench.columns import one_place, percent, signed, two_places
     from manimgen.bench.report import compare_runs
+    from manimgen.scoring import arrow
 
     try:
         comparison = compare_runs(run_a, run_b)
@@ -90,20 +91,22 @@ def bench_compare(run_a: RunDir, run_b: RunDir) -> None:
     for column in ("model", "strategy", "n", "RSR A → B", "Δ RSR", "VS A → B", "Δ VS", "Δ CBB", "Δ AST dist", "rounds A → B", "seconds A → B"):
         table.add_column(column, justify="left" if column in ("model", "strategy") else "right")
 
-    def delta(before: float | None, after: float | None, places: int = 3) -> str:
+    def delta(before: float | None, after: float | None, field: str | None = None) -> str:
+        """The change, green when it is an improvement (the Scores schema says which way is better)."""
         if before is None or after is None:
             return "–"
         change = after - before
-        colour = "green" if change > 0 else "red" if change < 0 else "white"
-        return f"[{colour}]{signed(change, places)}[/{colour}]"
+        gain = -change if field and arrow(field) == "↓" else change
+        colour = "green" if gain > 0 else "red" if gain < 0 else "white"
+        return f"[{colour}]{signed(change)}[/{colour}]"
 
     for row in comparison.deltas:
         a, b = row.before, row.after
         table.add_row(
             Text(row.model), Text(row.strategy), str(a.n),
             f"{percent(a.rsr)} → {percent(b.rsr)}", delta(a.rsr, b.rsr),
-            f"{percent(a.vs)} → {percent(b.vs)}", delta(a.vs, b.vs),
-            delta(a.cbb, b.cbb), delta(a.ast_distance, b.ast_distance),
+            f"{percent(a.vs)} → {percent(b.vs)}", delta(a.vs, b.vs, "vs"),
+            delta(a.cbb, b.cbb, "cbb"), delta(a.ast_distance, b.ast_distance, "ast_distance"),
             f"{two_places(a.rounds)} → {two_places(b.rounds)}",
             f"{one_place(a.seconds)} → {one_place(b.seconds)}",
         )

@@ -35,7 +35,8 @@ def score(
 ) -> None:
     """Render a generated scene and its reference, and print every metric with the embedder behind it."""
     from manimgen.data import DatasetError, find_task
-    from manimgen.metrics import EmbedderUnavailable, ReferenceRenderError, Scorer
+    from manimgen.metrics import EmbedderUnavailable
+    from manimgen.scoring import ReferenceRenderError, Scorer, arrow
 
     if (task is None) == (ref is None):
         fail("give the reference as exactly one of --task ID or --ref FILE")
@@ -67,7 +68,7 @@ def score(
     table.add_row("render (reference)", _status(scores.reference_status))
     for metric, label in scores.labels().items():
         value = getattr(scores, metric)
-        table.add_row(escape(label), ("yes" if value else "no") if isinstance(value, bool) else f"{value:.4f}")
+        table.add_row(escape(f"{label} {arrow(metric)}"), ("yes" if value else "no") if isinstance(value, bool) else f"{value:.4f}")
     console.print(table)
 
 

@@ -1,7 +1,7 @@
 """Metrics: pure functions over frames and code, and a registry of them by name.
 
 Importing this package registers the built-in metrics (``list_metrics()``); embedders load their
-weights only when first used. ``Scorer`` renders code and scores it against a reference with all of them.
+weights only when first used. Rendering and joining them into scores is `manimgen.scoring`, above this.
 """
 
 from manimgen.metrics.code import (
@@ -24,7 +24,6 @@ from manimgen.metrics.embedders import (
     image_embedder,
 )
 from manimgen.metrics.registry import Metric, get_metric, list_metrics, register_metric
-from manimgen.metrics.score import ReferenceRenderError, Scorer, Scores
 from manimgen.metrics.visual import (
     VisualScore,
     sem_dtw,
@@ -43,9 +42,6 @@ __all__ = [
     "EmbedderUnavailable",
     "ImageEmbedder",
     "Metric",
-    "ReferenceRenderError",
-    "Scorer",
-    "Scores",
     "VisualScore",
     "ast_distance",
     "code_bert_bleu",

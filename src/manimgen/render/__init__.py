@@ -1,6 +1,5 @@
 """The only place generated code is executed: sandboxed, cached, parallel renders and their frames."""
 
-from manimgen.paths import cache_root
 from manimgen.render.cache import RenderCache, render_key
 from manimgen.render.frames import sample_frames
 from manimgen.render.pool import Renderer, RenderJob, RenderPool
@@ -21,8 +20,8 @@ __all__ = [
     "RenderStatus",
     "Sandbox",
     "SandboxMode",
-    "cache_root",
     "detect_mode",
+    "get_quality",
     "render",
     "render_key",
     "sample_frames",

@@ -8,6 +8,7 @@ concurrent processes never see half an entry; the store is trimmed, oldest first
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -23,6 +24,7 @@ from manimgen.render.result import RenderResult, RenderStatus
 
 CACHEABLE = {RenderStatus.OK, RenderStatus.CODE_ERROR, RenderStatus.LATEX_ERROR, RenderStatus.NO_SCENE}
 DEFAULT_MAX_BYTES = 5 << 30
+UNCACHED_MAX_BYTES = 1 << 30
 TRIM_EVERY = 64
 META = "result.json"
 
@@ -62,8 +64,9 @@ class RenderCache:
         os.utime(entry)
         return replace(result, cached=True)
 
-    def put(self, key: str, result: RenderResult) -> RenderResult:
-        """Store a result (moving its output in); returns it with the output's new home."""
+    def put(self, key: str, result: RenderResult, *, fresh: bool = False) -> RenderResult:
+        """Store a result (moving its output in); returns it with the output's new home. `fresh`
+        replaces an entry already there (a render asked to bypass the cache is kept, not reused)."""
         if result.status not in CACHEABLE:
             return result
         entry = self._entry(key)
@@ -75,6 +78,8 @@ class RenderCache:
             stored = replace(result, output=entry / result.output.name)
         (staging / META).write_text(json.dumps(stored.to_dict()))
         entry.parent.mkdir(parents=True, exist_ok=True)
+        if fresh:
+            shutil.rmtree(entry, ignore_errors=True)
         try:
             os.rename(staging, entry)
         except OSError:
@@ -90,6 +95,8 @@ class RenderCache:
 
     def trim(self) -> None:
         """Drop least recently used entries until the store fits its bound."""
+        if not self.root.is_dir():
+            return
         entries = [e for shard in self.root.iterdir() if shard.is_dir() and not shard.name.startswith(".") for e in shard.iterdir()]
         sizes = {e: sum(f.stat().st_size for f in e.iterdir()) for e in entries}
         total = sum(sizes.values())
@@ -102,3 +109,18 @@ class RenderCache:
     def clear(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
         self.root.mkdir(parents=True, exist_ok=True)
+
+
+@functools.cache
+def _cache_at(root: Path, max_bytes: int) -> RenderCache:
+    return RenderCache(root, max_bytes)
+
+
+def default_cache() -> RenderCache:
+    """The process's render cache under the cache root (one object, so it trims every TRIM_EVERY puts)."""
+    return _cache_at(cache_root() / "renders", DEFAULT_MAX_BYTES)
+
+
+def uncached_store() -> RenderCache:
+    """Where renders that bypass the cache keep their output: never read back, trimmed past 1 GiB."""
+    return _cache_at(cache_root() / "renders-uncached", UNCACHED_MAX_BYTES)

@@ -20,12 +20,10 @@ import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
-from functools import cache
 from pathlib import Path
 from typing import Protocol
 
-from manimgen.paths import cache_root
-from manimgen.render.cache import RenderCache, render_key
+from manimgen.render.cache import RenderCache, default_cache, render_key, uncached_store
 from manimgen.render.geometry import read_geometry
 from manimgen.render.handover import HandoverError, take_output
 from manimgen.render.protocol import EXIT_NO_SCENE, OUTPUTS, RESULT_MARKER
@@ -74,11 +72,6 @@ class FreshSandbox:
 
     def run_child(self, child_args: list[str], scratch: Path) -> Completed:
         return self._sandbox.run([sys.executable, "-m", CHILD_MODULE, *child_args], scratch)
-
-
-@cache
-def default_cache() -> RenderCache:
-    return RenderCache()
 
 
 def signal_reason(number: int) -> str:
@@ -281,12 +274,11 @@ def render_on(
 ) -> RenderResult:
     """`render` through a given runner: the pool passes its warm workers here."""
     key = render_key(code, scene, quality, geometry=geometry)
-    store = (cache or default_cache()) if use_cache else None
-    if store is not None:
+    store = (cache or default_cache()) if use_cache else uncached_store()
+    if use_cache:
         hit = store.get(key)
         if hit is not None:
             return hit
     with tempfile.TemporaryDirectory(prefix="manimgen-out-") as tmp:
-        keep_in = Path(tmp) if store is not None else cache_root() / "renders-uncached" / key
-        result = render_uncached(code, scene, quality, runner=runner, keep_in=keep_in, geometry=geometry)
-        return store.put(key, result) if store is not None else result
+        result = render_uncached(code, scene, quality, runner=runner, keep_in=Path(tmp), geometry=geometry)
+        return store.put(key, result, fresh=not use_cache)

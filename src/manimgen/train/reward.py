@@ -103,7 +103,7 @@ class ManimReward:
     def scorer(self) -> Any:
         """Built on first use: the embedders load only when a reward is actually computed."""
         if self._scorer is None:
-            from manimgen.metrics.score import Scorer
+            from manimgen.scoring import Scorer
 
             self._scorer = Scorer(**self._scorer_options)
         return self._scorer
@@ -160,7 +160,7 @@ class ManimReward:
     def _score(self, items: list[tuple[str, str | None]]) -> list[Any | None]:
         """One `score_many` for the batch; if a reference does not render, its completions get None
         (TRL's "no reward": zero advantage) and the other references are scored from the render cache."""
-        from manimgen.metrics.score import ReferenceRenderError
+        from manimgen.scoring import ReferenceRenderError
 
         try:
             return self.scorer.score_many(items)

@@ -1,5 +1,5 @@
 """Scores of generated code against a reference scene: the one place that joins the renderer, the
-frames and the metrics.
+frames and the metrics (which stay pure functions below it).
 
 Both codes are rendered through ``manimgen.render`` (so its disk cache applies), sampled at 5 fps,
 and compared with the visual metrics; the code metrics compare the two sources. A reference's
@@ -18,7 +18,7 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import av
@@ -29,78 +29,20 @@ from manimgen.metrics import embedders
 from manimgen.metrics.code import ast_distance, codebleu, combine_code_bert_bleu, embedding_cosine, syntax_error
 from manimgen.metrics.dtw import DTW_METHODS, DtwMethod
 from manimgen.metrics.embedders import DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER, CodeEmbedder
-from manimgen.metrics.registry import get_metric
 from manimgen.metrics.visual import VisualScore, embed_frames, visual_score
 from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult, RenderStatus, get_quality, sample_frames
+from manimgen.scoring.schema import Scores
 
 FRAMES_PER_SECOND = 5.0
 NO_CODE = "no_code"
 REFERENCE_CACHE_SIZE = 16
 CODE_VECTOR_CACHE_SIZE = 4096
 
-# Scores field -> the registered metric whose title and embedder kind make its label.
-METRIC_FIELDS: dict[str, str] = {
-    "vs": "vs",
-    "ssim_dtw": "ssim_dtw",
-    "sem_dtw": "sem_dtw",
-    "codebleu": "codebleu",
-    "code_cosine": "embedding_cosine",
-    "cbb": "cbb",
-    "ast_distance": "ast_distance",
-    "syntax_error": "syntax_error",
-}
-
 Value = TypeVar("Value")
 
 
 class ReferenceRenderError(RuntimeError):
     """A reference scene did not render, so nothing can be scored against it."""
-
-
-@dataclass
-class Scores:
-    """Every metric of one generated code against its reference, and what produced them."""
-
-    render_status: str
-    rendered: bool
-    vs: float
-    ssim_dtw: float
-    sem_dtw: float
-    codebleu: float
-    code_cosine: float
-    cbb: float
-    ast_distance: float | None  # None when the scorer was asked not to compute it (the GRPO reward)
-    syntax_error: bool
-    image_embedder: str
-    code_embedder: str
-    dtw: str
-    reference_status: str
-
-    def label(self, metric: str) -> str:
-        """The metric's display name with the embedder behind it, e.g. ``VS[effnet-lite0]``."""
-        return metric_label(metric, self.image_embedder, self.code_embedder)
-
-    def labels(self) -> dict[str, str]:
-        return {metric: self.label(metric) for metric in METRIC_FIELDS}
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Scores:
-        missing = [field.name for field in fields(cls) if field.name not in data]
-        if missing:
-            raise ValueError(f"scores lack {', '.join(missing)}: pass a dict written by Scores.to_dict")
-        return cls(**{field.name: data[field.name] for field in fields(cls)})
-
-
-def metric_label(metric: str, image_embedder: str | None, code_embedder: str | None) -> str:
-    """A Scores field's display name with the embedder(s) behind it ("a/b" for several), e.g. ``VS[effnet-lite0]``."""
-    if metric not in METRIC_FIELDS:
-        raise ValueError(f"unknown score {metric!r}; choose one of: {', '.join(METRIC_FIELDS)}")
-    registered = get_metric(METRIC_FIELDS[metric])
-    embedder = {"image": image_embedder, "code": code_embedder}.get(registered.embedder_kind or "")
-    return get_metric(f"{registered.name}[{embedder}]").label if embedder else registered.label
 
 
 @dataclass(frozen=True)

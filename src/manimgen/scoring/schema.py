@@ -1,0 +1,82 @@
+"""The one schema of a sample's scores: its fields, their SQL column types, and the registered metric
+behind each measured field, from which every label and direction arrow is derived.
+
+The store makes a column of each field, the report heads each column with `label()` and `arrow()`,
+and `manimgen score` prints them: adding a score is adding a field here (and the metric it reads).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from manimgen.metrics.registry import get_metric
+
+SqlType = str
+
+
+def _score(sql: SqlType, metric: str | None = None) -> Any:
+    """A Scores field: its SQLite column type and, for a measured value, the registered metric's name."""
+    return field(metadata={"sql": sql, "metric": metric})
+
+
+@dataclass
+class Scores:
+    """Every metric of one generated code against its reference, and what produced them."""
+
+    render_status: str = _score("TEXT")
+    rendered: bool = _score("INTEGER")
+    vs: float = _score("REAL", "vs")
+    ssim_dtw: float = _score("REAL", "ssim_dtw")
+    sem_dtw: float = _score("REAL", "sem_dtw")
+    codebleu: float = _score("REAL", "codebleu")
+    code_cosine: float = _score("REAL", "embedding_cosine")
+    cbb: float = _score("REAL", "cbb")
+    ast_distance: float | None = _score("REAL", "ast_distance")  # None when the scorer skips it (the GRPO reward)
+    syntax_error: bool = _score("INTEGER", "syntax_error")
+    image_embedder: str = _score("TEXT")
+    code_embedder: str = _score("TEXT")
+    dtw: str = _score("TEXT")
+    reference_status: str = _score("TEXT")
+
+    def label(self, name: str) -> str:
+        """The metric's display name with the embedder behind it, e.g. ``VS[effnet-lite0]``."""
+        return metric_label(name, self.image_embedder, self.code_embedder)
+
+    def labels(self) -> dict[str, str]:
+        return {name: self.label(name) for name in METRIC_FIELDS}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Scores:
+        missing = [name for name in SCORE_COLUMNS if name not in data]
+        if missing:
+            raise ValueError(f"scores lack {', '.join(missing)}: pass a dict written by Scores.to_dict")
+        return cls(**{name: data[name] for name in SCORE_COLUMNS})
+
+
+SCORE_COLUMNS: dict[str, SqlType] = {item.name: item.metadata["sql"] for item in fields(Scores)}
+"""Each field's SQLite column type, in field order."""
+
+METRIC_FIELDS: dict[str, str] = {item.name: item.metadata["metric"] for item in fields(Scores) if item.metadata["metric"]}
+"""Each measured field and the registered metric whose title, embedder kind and direction it takes."""
+
+BOOL_SCORES = frozenset(item.name for item in fields(Scores) if item.type == "bool")
+
+
+def metric_label(name: str, image_embedder: str | None, code_embedder: str | None) -> str:
+    """A measured field's display name with the embedder(s) behind it ("a/b" for several), e.g. ``VS[effnet-lite0]``."""
+    if name not in METRIC_FIELDS:
+        raise ValueError(f"unknown score {name!r}; choose one of: {', '.join(METRIC_FIELDS)}")
+    registered = get_metric(METRIC_FIELDS[name])
+    embedder = {"image": image_embedder, "code": code_embedder}.get(registered.embedder_kind or "")
+    return get_metric(f"{registered.name}[{embedder}]").label if embedder else registered.label
+
+
+def arrow(name: str) -> str:
+    """"↑" when a higher value of the measured field is better, "↓" when lower is."""
+    if name not in METRIC_FIELDS:
+        raise ValueError(f"unknown score {name!r}; choose one of: {', '.join(METRIC_FIELDS)}")
+    return "↑" if get_metric(METRIC_FIELDS[name]).higher_is_better else "↓"
