@@ -15,6 +15,7 @@ from manimgen.agent.strategies import (
     list_strategies,
     register_strategy,
     run_agent,
+    strategy_summaries,
 )
 from manimgen.agent.trace import Round, Trace
 
@@ -41,4 +42,5 @@ __all__ = [
     "register_strategy",
     "repair_messages",
     "run_agent",
+    "strategy_summaries",
 ]

@@ -12,7 +12,7 @@ feedback and rounds are left, ask again with a fresh repair prompt. Strategies d
 
 A new strategy subclasses `RepairLoop` (or `DocRepairLoop`), overrides a hook and registers itself:
 
-    @register_strategy("ritl-lint")
+    @register_strategy("ritl-lint", summary="RITL with a static check before every render")
     class LintRepairLoop(RepairLoop):
         def before_render(self, run, code):
             findings = lint(code)
@@ -22,7 +22,7 @@ Feedback from any hook reaches the model in the `<RENDER_ERRORS>` slot of the re
 `repair_prompt` for a different slot) and is kept in `Round.feedback`. Code a hook rejected without
 rendering is still rendered once when the run ends, so every run ends with a render to score.
 
-All renders go through `manimgen.render.render` (sandboxed and cached). `config.deadline_s` is checked
+All renders go through `config.renderer` (a sandboxed, cached `manimgen.render.Renderer`). `config.deadline_s` is checked
 before each model call after the first: when it has passed no new round starts, the current code is
 still evaluated, and the trace records `stop_reason="deadline"`. A round replayed from a generation
 cache (`ChatResult.cached`) counts the seconds its original call took, so costs stay comparable.
@@ -158,11 +158,13 @@ class AgentRun:
 
 
 _REGISTRY: dict[str, type[Strategy]] = {}
+_SUMMARIES: dict[str, str] = {}
 S = TypeVar("S", bound=type)
 
 
-def register_strategy(name: str) -> Callable[[S], S]:
-    """Class decorator: make a strategy available by `name` (to `run_agent`, the CLI and the bench)."""
+def register_strategy(name: str, *, summary: str) -> Callable[[S], S]:
+    """Class decorator: make a strategy available by `name` (to `run_agent`, the CLI and the bench);
+    `summary` says what it does for users, in the CLI's help and the README's table."""
 
     def decorate(cls: S) -> S:
         known = _REGISTRY.get(name)
@@ -170,6 +172,7 @@ def register_strategy(name: str) -> Callable[[S], S]:
             raise ValueError(f"strategy name {name!r} is already taken by {known.__qualname__}")
         cls.name = name
         _REGISTRY[name] = cls
+        _SUMMARIES[name] = summary
         return cls
 
     return decorate
@@ -177,6 +180,11 @@ def register_strategy(name: str) -> Callable[[S], S]:
 
 def list_strategies() -> list[str]:
     return list(_REGISTRY)
+
+
+def strategy_summaries() -> dict[str, str]:
+    """Every registered strategy and what it does, in registration order."""
+    return dict(_SUMMARIES)
 
 
 def get_strategy(name: str) -> Strategy:
@@ -187,7 +195,10 @@ def get_strategy(name: str) -> Strategy:
         raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(_REGISTRY)}") from None
 
 
-@register_strategy("ritl")
+@register_strategy(
+    "ritl",
+    summary='render; on failure a fresh prompt with the code and the last 10 error lines; at most K = 3 repairs',
+)
 class RepairLoop:
     """RITL, renderer in the loop: render; on failure a fresh repair prompt; stop at the first success.
 
@@ -255,7 +266,10 @@ class RepairLoop:
         return run.finish(self.name, STOP_MAX_ROUNDS)
 
 
-@register_strategy("vanilla")
+@register_strategy(
+    "vanilla",
+    summary='one generation, rendered once',
+)
 class Vanilla(RepairLoop):
     """One generation, rendered once; nothing is fed back."""
 
@@ -263,7 +277,10 @@ class Vanilla(RepairLoop):
         return 0
 
 
-@register_strategy("ritl-doc")
+@register_strategy(
+    "ritl-doc",
+    summary="RITL plus one refinement with manim's own API docs of every name the code calls (signatures and docstrings from the installed manim, examples cut out; unknown names flagged as likely inventions), and fresh docs in every repair",
+)
 class DocRepairLoop(RepairLoop):
     """RITL-DOC: RITL plus manim's API documentation of the names the code calls.
 

@@ -9,7 +9,9 @@ from importlib import import_module
 
 from manimgen.cli.app import app
 
-COMMAND_MODULES = ("render_commands", "score_commands", "generate_commands", "bench_commands", "train_commands")
+COMMAND_MODULES = (
+    "render_commands", "score_commands", "generate_commands", "choices_commands", "bench_commands", "train_commands",
+)
 
 for _module in COMMAND_MODULES:
     import_module(f"manimgen.cli.{_module}")

@@ -10,13 +10,15 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from manimgen.cli.choices import quality_help, split_help
+
 app = typer.Typer(help="Sentence to Manim scene and video with LLMs; the ManimBench study and trainer.", no_args_is_help=True)
 refs_app = typer.Typer(help="Reference scenes of a task set.", no_args_is_help=True)
 app.add_typer(refs_app, name="refs")
 console = Console()
 
-SplitOption = Annotated[str, typer.Option(help="test, train, validation or builtin")]
-QualityOption = Annotated[str, typer.Option(help="low (854x480 15 fps, the benchmark's), preview, medium, high")]
+SplitOption = Annotated[str, typer.Option(help=split_help())]
+QualityOption = Annotated[str, typer.Option(help=quality_help())]
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 SCENE_FILE_HINT = "pass a Python file holding a Manim scene"

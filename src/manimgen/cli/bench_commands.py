@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from manimgen.cli.app import app, console, fail
+from manimgen.cli.choices import model_help, quality_help, split_help, strategy_help
 
 bench_app = typer.Typer(help="The study: models × strategies over a split, stored, reported and compared.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
@@ -22,14 +23,14 @@ RunDir = Annotated[Path, typer.Argument(help="a run directory written by `manimg
 def bench_run(
     out: Annotated[Optional[Path], typer.Option(help="run directory, e.g. runs/NAME (resumed when it exists)")] = None,
     config: Annotated[Optional[Path], typer.Option(help="YAML run config; the options below override it")] = None,
-    models: Annotated[Optional[str], typer.Option(help="comma-separated names or specs, each optionally LABEL=SPEC")] = None,
-    strategies: Annotated[Optional[str], typer.Option(help="comma-separated strategies, e.g. vanilla,ritl,ritl-doc")] = None,
-    split: Annotated[Optional[str], typer.Option(help="test, train, validation or builtin")] = None,
+    models: Annotated[Optional[str], typer.Option(help=f"comma-separated, each optionally LABEL=SPEC: {model_help()}")] = None,
+    strategies: Annotated[Optional[str], typer.Option(help=f"comma-separated: {strategy_help()}")] = None,
+    split: Annotated[Optional[str], typer.Option(help=split_help())] = None,
     limit: Annotated[Optional[int], typer.Option(help="only the first N tasks of the split")] = None,
     tasks: Annotated[Optional[str], typer.Option(help="comma-separated task ids")] = None,
     seed: Annotated[Optional[str], typer.Option(help="sampling seed, or comma-separated seeds")] = None,
     rounds: Annotated[Optional[int], typer.Option(help="feedback rounds K of the repair strategies")] = None,
-    quality: Annotated[Optional[str], typer.Option(help="render quality: low (the benchmark's) or preview")] = None,
+    quality: Annotated[Optional[str], typer.Option(help=quality_help())] = None,
     time_limit: Annotated[Optional[float], typer.Option(help="seconds one sample's agent run may take (default 1800)")] = None,
     score_workers: Annotated[Optional[int], typer.Option(help="threads scoring while the model generates")] = None,
 ) -> None:

@@ -11,14 +11,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from manimgen.cli.app import QualityOption, app, console, fail, read_scene_file
+from manimgen.cli.choices import code_embedder_help, dtw_help, image_embedder_help
 
-ImageEmbedderOption = Annotated[
-    str, typer.Option(help="frame embedder behind SEM_DTW and VS: effnet-lite0 (offline) or clip-vit-l-14")
-]
-CodeEmbedderOption = Annotated[
-    str, typer.Option(help="code embedder behind COS and CBB: minilm-l6 (offline) or codebert")
-]
-DtwOption = Annotated[str, typer.Option(help="exact (default) or fastdtw (the paper's approximation)")]
+ImageEmbedderOption = Annotated[str, typer.Option(help=image_embedder_help())]
+CodeEmbedderOption = Annotated[str, typer.Option(help=code_embedder_help())]
+DtwOption = Annotated[str, typer.Option(help=dtw_help())]
 
 
 @app.command()

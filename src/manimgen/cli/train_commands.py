@@ -14,6 +14,8 @@ import typer
 from rich.text import Text
 
 from manimgen.cli.app import app, console, fail
+from manimgen.cli.choices import one_of
+from manimgen.llm.models import MODELS
 
 if TYPE_CHECKING:
     from manimgen.train.result import TrainResult
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 train_app = typer.Typer(help="Fine-tune a model on ManimBench: LoRA SFT, then GRPO with the render reward.", no_args_is_help=True)
 app.add_typer(train_app, name="train")
 
-ModelOption = Annotated[str, typer.Option("--model", help="registry name (e.g. qwen2.5-coder-0.5b), hf:PATH, folder or hub id")]
+ModelOption = Annotated[str, typer.Option("--model", help=f"{one_of(MODELS)}, hf:PATH, a folder or a hub id")]
 DataOption = Annotated[str, typer.Option("--data", help="manimbench, or a folder holding the ManimBench v2 files")]
 OutOption = Annotated[Path, typer.Option("--out", help="folder for the adapter, its run record and checkpoints")]
 MaxStepsOption = Annotated[Optional[int], typer.Option("--max-steps", help="stop after this many optimizer steps")]

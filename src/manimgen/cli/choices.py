@@ -1,0 +1,104 @@
+"""The CLI's help texts and the README's tables of choices, built from the registries.
+
+Strategies, models, render qualities, splits, embedders, DTW methods and metrics each have one
+registry; the help of every option that picks one, and the README blocks between
+`<!-- choices:NAME -->` and `<!-- /choices -->`, are made from it here, so adding a strategy, a
+model or a metric touches one file (`scripts/write_choices.py` rewrites the README; a test checks it).
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from collections.abc import Callable
+
+from manimgen.agent import strategy_summaries
+from manimgen.data.task import Split
+from manimgen.llm.models import MODELS, spec_help
+from manimgen.metrics import get_metric
+from manimgen.metrics.dtw import DTW_METHODS
+from manimgen.metrics.embedders import CODE_EMBEDDERS, DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER, IMAGE_EMBEDDERS
+from manimgen.render.result import DEFAULT_QUALITY, QUALITIES
+from manimgen.scoring import METRIC_FIELDS, arrow
+
+_BLOCK = re.compile(r"(<!-- choices:(?P<name>[a-z-]+) -->\n)(?P<body>.*?)(<!-- /choices -->)", re.S)
+
+
+def one_of(names: typing.Iterable[str], default: str | None = None) -> str:
+    """`a, b or c`, with the default marked."""
+    shown = [f"{name} (default)" if name == default else name for name in names]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+def strategy_help() -> str:
+    return f"{one_of(strategy_summaries())}; see `manimgen strategies`"
+
+
+def model_help() -> str:
+    return spec_help()
+
+
+def quality_help() -> str:
+    return one_of(f"{name} ({q.width}x{q.height} {q.fps} fps)" for name, q in QUALITIES.items()) + (
+        f"; {DEFAULT_QUALITY} is the benchmark's"
+    )
+
+
+def split_help() -> str:
+    return one_of(typing.get_args(Split))
+
+
+def image_embedder_help() -> str:
+    return f"frame embedder behind SEM_DTW and VS: {one_of(IMAGE_EMBEDDERS, DEFAULT_IMAGE_EMBEDDER)}; the default is offline"
+
+
+def code_embedder_help() -> str:
+    return f"code embedder behind COS and CBB: {one_of(CODE_EMBEDDERS, DEFAULT_CODE_EMBEDDER)}; the default is offline"
+
+
+def dtw_help() -> str:
+    return f"{one_of(DTW_METHODS, DTW_METHODS[0])}: fastdtw is the paper's approximation"
+
+
+def strategies_table() -> str:
+    rows = [f"| `{name}` | {summary} |" for name, summary in strategy_summaries().items()]
+    return "\n".join(["| strategy | what happens |", "|---|---|", *rows])
+
+
+def models_table() -> str:
+    rows = [f"| `{name}` | {model.description} | {model.size / 1e9:.2f} GB |" for name, model in MODELS.items()]
+    return "\n".join(["| name | model | weights |", "|---|---|---|", *rows])
+
+
+def metrics_table() -> str:
+    rows = []
+    for field, name in METRIC_FIELDS.items():
+        metric = get_metric(name)
+        embedder = f"{metric.embedder_kind} ({metric.embedder})" if metric.embedder_kind else "–"
+        rows.append(f"| `{field}` | {metric.title} | {arrow(field)} | {metric.inputs} | {embedder} |")
+    return "\n".join(["| score | label | better | compares | embedder (default) |", "|---|---|---|---|---|", *rows])
+
+
+def qualities_table() -> str:
+    rows = [f"| `{name}` | {q.width}×{q.height} | {q.fps} |" for name, q in QUALITIES.items()]
+    return "\n".join(["| quality | size | fps |", "|---|---|---|", *rows])
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "strategies": strategies_table,
+    "models": models_table,
+    "metrics": metrics_table,
+    "qualities": qualities_table,
+}
+
+
+def with_tables(text: str) -> str:
+    """`text` with every `<!-- choices:NAME -->` block rewritten from its registry."""
+
+    def block(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name not in TABLES:
+            raise ValueError(f"unknown choices block {name!r}; known: {', '.join(TABLES)}")
+        return f"{match[1]}{TABLES[name]()}\n{match[4]}"
+
+    return _BLOCK.sub(block, text)

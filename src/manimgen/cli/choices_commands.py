@@ -1,0 +1,27 @@
+"""`manimgen strategies` and `manimgen models`: what can be chosen, read from the registries."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from manimgen.agent import strategy_summaries
+from manimgen.cli.app import app, console
+from manimgen.llm.models import MODELS, spec_help
+
+
+@app.command()
+def strategies() -> None:
+    """List the generation strategies and what each one does."""
+    table = Table("strategy", "what happens")
+    for name, summary in strategy_summaries().items():
+        table.add_row(name, summary)
+    console.print(table)
+
+
+@app.command()
+def models() -> None:
+    """List the embedded models and the spec strings that name any other model."""
+    table = Table("name", "model", "weights", caption=f"--model takes {spec_help()}")
+    for name, model in MODELS.items():
+        table.add_row(name, model.description, f"{model.size / 1e9:.2f} GB")
+    console.print(table)

@@ -1,0 +1,50 @@
+"""Help texts and README tables come from the registries, so a new strategy shows up everywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from manimgen.agent import list_strategies, strategies as strategy_module
+from manimgen.cli import app
+from manimgen.cli.choices import strategies_table, strategy_help, with_tables
+from manimgen.llm.models import MODELS
+from manimgen.scoring import METRIC_FIELDS
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+WIDE = {"COLUMNS": "400"}
+
+
+def test_readme_tables_match_the_registries() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert with_tables(text) == text, "run `.venv/bin/python scripts/write_choices.py` after changing a registry"
+    for name in [*list_strategies(), *MODELS, *METRIC_FIELDS]:
+        assert f"| `{name}` |" in text
+
+
+def test_a_registered_strategy_reaches_help_table_and_cli(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(strategy_module._REGISTRY, "best-of-four", strategy_module.Vanilla)
+    monkeypatch.setitem(strategy_module._SUMMARIES, "best-of-four", "four drafts, the lint picks")
+    assert "best-of-four" in strategy_help()
+    assert "| `best-of-four` | four drafts, the lint picks |" in strategies_table()
+    listed = CliRunner().invoke(app, ["strategies"], env=WIDE)
+    assert listed.exit_code == 0 and "best-of-four" in listed.output and "four drafts, the lint picks" in listed.output
+
+
+def test_generate_help_names_every_strategy_and_model() -> None:
+    shown = CliRunner().invoke(app, ["generate", "--help"], env=WIDE)
+    assert shown.exit_code == 0
+    text = " ".join(shown.output.split())
+    assert all(name in text for name in [*list_strategies(), *MODELS, "py:MODULE:FUNCTION", "NAME+ADAPTER"])
+
+
+def test_models_command_lists_the_registry() -> None:
+    listed = CliRunner().invoke(app, ["models"], env=WIDE)
+    assert listed.exit_code == 0 and all(name in listed.output for name in MODELS)
+
+
+def test_unknown_block_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown choices block 'colours'"):
+        with_tables("<!-- choices:colours -->\n<!-- /choices -->")
