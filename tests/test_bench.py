@@ -18,6 +18,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ from manimgen.bench.store import exclusive
 from manimgen.cli import app
 from manimgen.data import load_tasks
 from manimgen.llm.scripted import ScriptedLLM
+from manimgen.scoring import SCORE_COLUMNS, Scores
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -117,17 +119,22 @@ def test_grid_outcomes_are_stored(grid: tuple[Path, ScriptedLLM]) -> None:
         assert ritl_first["completion"] == vanilla_first["completion"]
         assert 0 < ritl_first["llm_seconds"] <= vanilla_first["llm_seconds"], "the original call's time, cache write excluded"
     failed = samples[("vanilla", "three-dots")]
-    assert failed.render_status == "code_error" and failed.vs == 0.0 and failed.media_path is None
+    assert failed.score("render_status") == "code_error" and failed.score("vs") == 0.0 and failed.media_path is None
     assert "NoSuchMobject" in json.loads(failed.trace_json)["rounds"][0]["render"]["error_tail"]
     for sample in samples.values():
-        assert sample.image_embedder and sample.code_embedder and sample.model_spec == "scripted"
-        assert json.loads(sample.scores_json)["cbb"] == sample.cbb
+        assert sample.score("image_embedder") and sample.score("code_embedder") and sample.model_spec == "scripted"
         if sample.status == "ok":
-            assert 0.0 < sample.vs <= 1.0 and (run_dir / sample.media_path).is_file()
+            assert 0.0 < sample.score("vs") <= 1.0 and (run_dir / sample.media_path).is_file()
     assert all(task.reference_status == "ok" and (run_dir / task.reference_media).is_file() for task in tasks.values())
     assert sorted(tasks) == sorted(TASKS) and len(list((run_dir / "media" / "references").iterdir())) == 2
     assert (sessions[0].status, sessions[0].planned) == ("finished", 4)
     assert sessions[0].versions["manim"] == "0.19.0"
+    with sqlite3.connect(run_dir / "results.sqlite") as connection:
+        connection.row_factory = sqlite3.Row
+        for row in connection.execute("SELECT * FROM samples"):
+            assert {name: row[name] for name in SCORE_COLUMNS} == {
+                name: int(value) if isinstance(value, bool) else value for name, value in json.loads(row["scores_json"]).items()
+            }
 
 
 def test_report_main_table_matches_the_store(grid: tuple[Path, ScriptedLLM]) -> None:
@@ -252,7 +259,7 @@ def test_sample_out_of_time_is_a_timeout(tmp_path: Path) -> None:
     BenchRunner(config, tmp_path, llm_factory=lambda spec: llm, show_progress=False).run()
     with Store.open_existing(tmp_path) as store:
         (sample,) = store.samples(with_trace=True)
-    assert (sample.status, sample.rounds, sample.rendered, sample.vs) == ("timeout", 1, False, 0.0)
+    assert (sample.status, sample.rounds, sample.score("rendered"), sample.score("vs")) == ("timeout", 1, False, 0.0)
     assert json.loads(sample.trace_json)["stop_reason"] == "deadline" and llm.remaining == 1
 
 
@@ -414,18 +421,21 @@ def test_config_parsing_and_errors(tmp_path: Path) -> None:
     bad.write_text("models: [a]\nstrategies: [vanilla]\nroundz: 3\n")
     with pytest.raises(ConfigError, match="roundz: Extra inputs are not permitted"):
         load_config(bad)
-    unknown = parse_config({"models": ["a"], "strategies": ["no-such-strategy"], "split": "builtin"})
-    with pytest.raises(ConfigError, match="no-such-strategy"):
-        BenchRunner(unknown, tmp_path / "run", llm_factory=lambda spec: ScriptedLLM(), show_progress=False).run()
+    with pytest.raises(ConfigError, match=r"strategies\.0\.name: unknown strategy 'no-such-strategy'; choose one of .*ritl-lint"):
+        parse_config({"models": ["a"], "strategies": ["no-such-strategy"], "split": "builtin"})
+    for field, value, kind in (("quality", "ultra", "quality"), ("dtw", "slow", "DTW method"),
+                               ("image_embedder", "resnet", "image embedder"), ("code_embedder", "bert", "code embedder")):
+        with pytest.raises(ConfigError, match=f"{field}: unknown {kind} '{value}'; choose one of"):
+            parse_config({"models": ["a"], "strategies": ["vanilla"], field: value})
 
 
-def test_store_has_a_column_for_every_score() -> None:
-    from dataclasses import fields
-
-    from manimgen.bench.store import SCORE_COLUMNS
-    from manimgen.metrics.score import Scores
-
-    assert list(SCORE_COLUMNS) == [field.name for field in fields(Scores)]
+def test_store_has_a_column_for_every_score(tmp_path: Path) -> None:
+    with Store.open(tmp_path):
+        pass
+    with sqlite3.connect(tmp_path / "results.sqlite") as connection:
+        columns = {row[1]: row[2] for row in connection.execute("PRAGMA table_info(samples)")}
+    assert {name: columns.get(name) for name in SCORE_COLUMNS} == {item.name: item.metadata["sql"] for item in fields(Scores)}
+    assert list(SCORE_COLUMNS) == [item.name for item in fields(Scores)]
 
 
 def test_store_upserts_and_retries_errors(tmp_path: Path) -> None:
@@ -434,10 +444,12 @@ def test_store_upserts_and_retries_errors(tmp_path: Path) -> None:
     with Store.open(tmp_path) as store:
         store.put_sample(Sample(**base, status="error", error="scoring: boom"))
         assert store.done_keys() == set() and store.count() == 1
-        store.put_sample(Sample(**base, status="ok", vs=0.5, rendered=True))
+        scores = Scores("ok", True, 0.5, 0.4, 0.6, 0.2, 0.3, 0.25, None, False, "effnet-lite0", "minilm-l6", "exact", "ok")
+        store.put_sample(Sample(**base, status="ok", scores=scores))
         assert store.done_keys() == {("m", "s", "t", 0)} and store.count() == 1
         (sample,) = store.samples()
-        assert (sample.status, sample.vs, sample.rendered, sample.error) == ("ok", 0.5, True, None)
+        assert (sample.status, sample.score("vs"), sample.score("rendered"), sample.error) == ("ok", 0.5, True, None)
+        assert sample.scores == scores
     with sqlite3.connect(tmp_path / "results.sqlite") as connection:
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         connection.execute("PRAGMA user_version=99")

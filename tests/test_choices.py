@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from manimgen.agent import list_strategies, strategies as strategy_module
+from manimgen.agent import list_strategies
+from manimgen.agent import strategies as strategy_module
 from manimgen.cli import app
 from manimgen.cli.choices import strategies_table, strategy_help, with_tables
 from manimgen.llm.models import MODELS

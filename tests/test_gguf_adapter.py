@@ -13,9 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from manimgen.llm import LLMError, Message, Sampling, load_model
+from manimgen.llm import LLMError, Message, ModelSpec, Sampling, load_model, parse_spec
 from manimgen.llm.gguf_adapter import GGUF_NAME, gguf_adapter
-from manimgen.llm.models import ModelSpec, parse_spec
 
 pytest.importorskip("llama_cpp", reason="needs llama-cpp-python: pip install -e '.[llamacpp]'")
 

@@ -62,6 +62,20 @@ def test_bad_spec_names_the_fix(text: str) -> None:
     assert any(syntax in message for syntax in ("openai:http", "hf:PATH", "gguf:PATH"))
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Qwen/Qwen2.5-0.5B", ModelSpec("transformers", "Qwen/Qwen2.5-0.5B")),
+        ("runs/sft/merged+runs/lora", ModelSpec("transformers", "runs/sft/merged", adapter="runs/lora")),
+        ("qwen2.5-coder-0.5b", ModelSpec("llamacpp", "qwen2.5-coder-0.5b")),
+        ("gguf:models/x.gguf", ModelSpec("llamacpp", "models/x.gguf")),
+        ("openai:http://127.0.0.1:8000/v1#m", ModelSpec("openai", "http://127.0.0.1:8000/v1", model="m")),
+    ],
+)
+def test_bare_text_reads_as_hf_where_asked(text: str, expected: ModelSpec) -> None:
+    assert parse_spec(text, bare_is_hf=True) == expected
+
+
 def test_unknown_name_lists_known_models_and_syntax() -> None:
     with pytest.raises(LLMError) as caught:
         load_model("no-such-model")
@@ -129,9 +143,9 @@ def test_part_size_mismatch_fails_before_writing(
 
 
 def test_python_spec_builds_a_provider_by_import_path() -> None:
-    llm = registry.load_model("py:manimgen.llm.scripted:ScriptedLLM")
+    llm = load_model("py:manimgen.llm.scripted:ScriptedLLM")
     assert llm.name == "scripted"
     with pytest.raises(LLMError, match="PYTHONPATH"):
-        registry.load_model("py:no_such_module_here:factory")
+        load_model("py:no_such_module_here:factory")
     with pytest.raises(LLMError, match="py:MODULE:FUNCTION"):
-        registry.load_model("py:only_a_module")
+        load_model("py:only_a_module")

@@ -18,10 +18,10 @@ from tiny_qwen import save_tiny_qwen
 from manimgen.agent.prompts import format_target, generation_messages
 from manimgen.data import BUILTIN_TASKS
 from manimgen.data.manimbench import is_validation
-from manimgen.llm import Sampling, load_model
+from manimgen.llm import LLMError, Sampling, load_model
 from manimgen.llm.transformers import TransformersLLM
 from manimgen.train import SFTTrainingConfig
-from manimgen.train.model import record_base
+from manimgen.train.model import record_base, training_target
 from manimgen.train.sft import build_sft_trainer, train_sft
 
 REPO = Path(__file__).resolve().parents[1]
@@ -66,6 +66,35 @@ def test_yaml_overrides_and_bad_keys(tmp_path: Path) -> None:
         SFTTrainingConfig.from_yaml(path)
     with pytest.raises(ValueError, match="multiple"):
         SFTTrainingConfig(batch_size=16, per_device_batch_size=3).gradient_accumulation(1)
+
+
+@pytest.mark.parametrize(
+    ("model", "target"),
+    [
+        ("qwen2.5-coder-0.5b", "qwen2.5-coder-0.5b"),
+        (" hf:Qwen/Qwen2.5-0.5B ", "Qwen/Qwen2.5-0.5B"),
+        ("gguf:models/base.gguf", "models/base.gguf"),
+        ("runs/merged", "runs/merged"),
+    ],
+)
+def test_training_target_of_each_spec(model: str, target: str) -> None:
+    assert training_target(model) == target
+
+
+@pytest.mark.parametrize(
+    ("model", "meaning"),
+    [
+        ("openai:http://127.0.0.1:8000/v1#m", "has no weights here"),
+        ("py:tests.fake:make", "has no weights here"),
+        ("hf:Qwen/Qwen2.5-0.5B+runs/sft", "train from a base model"),
+        ("qwen2.5-coder-0.5b+runs/sft", "train from a base model"),
+        ("runs/merged+runs/sft", "train from a base model"),
+        ("  ", "no model given"),
+    ],
+)
+def test_training_target_refuses_what_has_no_base_weights(model: str, meaning: str) -> None:
+    with pytest.raises(LLMError, match=meaning):
+        training_target(model)
 
 
 def test_accelerate_profiles_parse() -> None:

@@ -5,12 +5,16 @@ Showing them the real signature and docstring of every name they call, and sayin
 names do not exist, lets them repair the code before a render even fails. Nothing here runs the
 code: calls are read from its syntax tree and looked up with `inspect` in the installed manim.
 
-Resolution: `Name(...)` is looked up in `manim`; `self.m(...)` on the scene's manim base class
-(Scene unless the scene inherits ThreeDScene, MovingCameraScene, ...); `var.m(...)` on the class
-`var` was built from by `var = Cls(...)` (also through `var.animate.m(...)` and `Cls(...).m(...)`);
-`Mod.m(...)` when `Mod` is itself a manim name. Receivers whose type cannot be known from the text
-(loop variables, results of method calls) are skipped rather than guessed. Builtins, names the
-file defines or imports from elsewhere, and a stop-list of ubiquitous calls are dropped.
+Resolution comes from the scene model (scene_model.py), the one the static check reads too, so both
+name the same class: `Name(...)` is looked up in `manim` under the name manim gives it (also through
+aliases: `C(...)` after `from manim import Circle as C`, `m.Circle(...)` after `import manim as m`);
+`self.m(...)` on the scene's manim base class (Scene unless the scene inherits ThreeDScene,
+MovingCameraScene, ..., directly or through the code's own classes); `var.m(...)` on the class the
+variable holds (bound by `var = Cls(...)`, `var = Cls(...).method(...)`, `a, b = Cls(...), ...`;
+also through `var.animate.m(...)` and `Cls(...).m(...)`); `Mod.m(...)` when `Mod` is itself a manim
+name. Receivers whose class cannot be known from the text (loop variables, results of method calls,
+a variable bound to different classes) are skipped rather than guessed. Builtins, names and methods
+the code defines or imports from elsewhere, and a stop-list of ubiquitous calls are dropped.
 
 Docstrings are cut at their "Examples" section (and at any `.. manim::` directive): those examples
 are the benchmark's reference scenes and must never reach a model under test.
@@ -26,13 +30,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from manimgen.agent.scene_model import BUILDER_METHODS, CallSite, Instance, SceneModel
 from manimgen.manim_import import manim, manim_version
 
 STOP_NAMES = frozenset(
     {"play", "wait", "add", "remove", "print", "range", "np", "numpy", "math", "random", "super", "construct", "setup"}
 )
 BUILTIN_NAMES = frozenset(dir(builtins))
-SCENE_BASE = "Scene"
 MAX_SIGNATURE_CHARS = 400
 MAX_DOC_CHARS = 700
 MAX_TEXT_CHARS = 6000
@@ -70,127 +74,60 @@ class ApiInfo:
     unresolved: list[str]
 
 
-def _constructor(node: ast.expr) -> str | None:
-    """The class a value is built from: `Cls(...)` or `Cls(...).method(...)...` (manim methods return self)."""
-    while isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Name):
-            return func.id if func.id[:1].isupper() else None
-        if not isinstance(func, ast.Attribute):
-            return None
-        node = func.value
+def _owner(instance: Instance, name: str, model: SceneModel) -> str | None:
+    """The manim class whose `name` a call on `instance` documents: the first of the instance's manim
+    classes that has it, else the first (where it is missing). None for the code's own methods and
+    attributes, and for the builder's own methods."""
+    classes = instance.cls.manim_classes
+    if not classes or name in instance.cls.user_attributes or (instance.builder and name in BUILDER_METHODS):
+        return None
+    having = [cls for cls in classes if hasattr(cls, name)]
+    if not having and model.has_attribute(instance.cls, name):
+        return None
+    return (having or classes)[0].__name__
+
+
+def _target(site: CallSite, model: SceneModel) -> CallTarget | None:
+    """What one call documents: manim's name for what the callee names, else the method on the receiver's
+    manim class, else on a receiver that is a bare name (looked up later only if manim has that name)."""
+    if site.target_name is not None:
+        return CallTarget(site.target_name)
+    if site.name is None:
+        return None
+    if site.receiver is None:
+        return CallTarget(site.name)
+    if site.instance is not None:
+        owner = _owner(site.instance, site.name, model)
+        return CallTarget(site.name, owner) if owner is not None else None
+    manim_owner = model.manim_name(site.receiver)
+    if manim_owner is not None:
+        return CallTarget(site.name, manim_owner)
+    if isinstance(site.receiver, ast.Name):
+        return CallTarget(site.name, site.receiver.id, owner_known=False)
     return None
 
 
-class _CallCollector(ast.NodeVisitor):
-    """Walks a module in source order, tracking `var = Cls(...)` types and the enclosing scene's base."""
-
-    def __init__(self) -> None:
-        self.targets: list[CallTarget] = []
-        self.types: dict[str, str] = {}
-        self.defined: set[str] = set()
-        self.foreign: set[str] = set()
-        self.manim_bases: list[str] = [SCENE_BASE]
-
-    def visit_Import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            if not alias.name.startswith("manim"):
-                self.foreign.add((alias.asname or alias.name).split(".")[0])
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if not (node.module or "").startswith("manim"):
-            self.foreign.update(alias.asname or alias.name for alias in node.names)
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        self.defined.add(node.name)
-        self.generic_visit(node)
-
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.defined.add(node.name)
-        bases = [base.id for base in node.bases if isinstance(base, ast.Name) and base.id not in self.defined]
-        self.manim_bases.append(bases[0] if bases else self.manim_bases[-1])
-        self.generic_visit(node)
-        self.manim_bases.pop()
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self.generic_visit(node)
-        for target in node.targets:
-            self._bind(target, node.value)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        self.generic_visit(node)
-        if node.value is not None:
-            self._bind(node.target, node.value)
-
-    def _bind(self, target: ast.expr, value: ast.expr) -> None:
-        if isinstance(target, ast.Name):
-            cls = _constructor(value)
-            if cls is not None:
-                self.types[target.id] = cls
-            else:
-                self.types.pop(target.id, None)
-                if isinstance(value, ast.Lambda):
-                    self.defined.add(target.id)
-        elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
-            for element, element_value in zip(target.elts, value.elts):
-                self._bind(element, element_value)
-
-    def visit_For(self, node: ast.For) -> None:
-        for name in ast.walk(node.target):
-            if isinstance(name, ast.Name):
-                self.types.pop(name.id, None)
-        self.generic_visit(node)
-
-    def visit_Call(self, node: ast.Call) -> None:
-        target = self._target(node.func)
-        if target is not None:
-            self.targets.append(target)
-        self.generic_visit(node)
-
-    def _target(self, func: ast.expr) -> CallTarget | None:
-        if isinstance(func, ast.Name):
-            return CallTarget(func.id)
-        if not isinstance(func, ast.Attribute):
-            return None
-        owner = self._receiver(func.value)
-        return CallTarget(func.attr, owner[0], owner[1]) if owner else None
-
-    def _receiver(self, node: ast.expr) -> tuple[str, bool] | None:
-        """(class name, known) of what a method is called on; None when it cannot be told from the text."""
-        if isinstance(node, ast.Attribute) and node.attr == "animate":
-            return self._receiver(node.value)
-        if isinstance(node, ast.Name):
-            if node.id == "self":
-                return self.manim_bases[-1], True
-            if node.id in self.types:
-                return self.types[node.id], True
-            return node.id, False
-        if isinstance(node, ast.Call):
-            cls = _constructor(node)
-            return (cls, True) if cls is not None and isinstance(node.func, ast.Name) else None
-        return None
-
-
-def _collect(code: str) -> _CallCollector:
-    collector = _CallCollector()
-    collector.visit(ast.parse(code))
-    return collector
+def _targets(model: SceneModel) -> list[CallTarget]:
+    return [target for site in model.calls if (target := _target(site, model)) is not None]
 
 
 def call_targets(code: str) -> list[CallTarget]:
     """Every call in `code` with its receiver resolved, in source order; raises SyntaxError."""
-    return _collect(code).targets
+    return _targets(SceneModel.parse(code))
+
+
+def _own_names(model: SceneModel) -> set[str]:
+    """Names the code binds itself; a name imported from a manim package (ManimGL's too) is manim's."""
+    return model.local_names - {name for name, module in model.imported.items() if module.startswith("manim")}
 
 
 def called_names(code: str) -> list[CallTarget]:
-    """The calls worth documenting: distinct, first-use order, builtins, own and foreign names and stop-list dropped."""
-    collector = _collect(code)
-    skipped = BUILTIN_NAMES | STOP_NAMES | collector.defined | collector.foreign
+    """The calls worth documenting: distinct, first-use order, builtins, the code's own names and stop-list dropped."""
+    model = SceneModel.parse(code)
+    skipped = BUILTIN_NAMES | STOP_NAMES | _own_names(model)
     seen: set[str] = set()
     kept = []
-    for target in collector.targets:
+    for target in _targets(model):
         if target.name.startswith("__") or target.name in STOP_NAMES:
             continue
         if target.owner is None and target.name in skipped:

@@ -18,18 +18,20 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from manimgen import config_file
+from manimgen.agent import list_strategies
+from manimgen.config_file import ConfigError as ConfigError
+from manimgen.data.task import Split
 from manimgen.llm.base import Sampling
+from manimgen.metrics.dtw import DTW_METHODS
+from manimgen.metrics.embedders import CODE_EMBEDDERS, IMAGE_EMBEDDERS
+from manimgen.render.result import QUALITIES
 
 LABEL_PREFIX = re.compile(r"^([A-Za-z0-9_.-]+)=(.+)$")
 DEFAULT_TIME_LIMIT_S = 1800.0
 DEFAULT_RENDER_TIMEOUT_S = 300.0
-
-
-class ConfigError(ValueError):
-    """A run configuration that cannot be used; the message names the field and the fix."""
 
 
 class SamplingConfig(BaseModel):
@@ -81,6 +83,11 @@ class StrategyEntry(BaseModel):
     def key(self) -> str:
         return self.label or self.name
 
+    @field_validator("name")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        return _one_of(value, list_strategies(), "strategy")
+
 
 class RunConfig(BaseModel):
     """The grid {models} × {strategies} × {tasks} × {seeds}, and how each sample is judged.
@@ -97,16 +104,16 @@ class RunConfig(BaseModel):
     models: list[ModelEntry] = Field(min_length=1)
     strategies: list[StrategyEntry] = Field(min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
-    split: Literal["test", "train", "validation", "builtin"] = "test"
+    split: Split = "test"
     tasks: list[str] | None = None
     complexity: Literal["Basic", "Intermediate", "Advanced"] | None = None
     limit: int | None = Field(None, gt=0)
     rounds: int = Field(3, ge=0)
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)
-    quality: Literal["low", "preview", "medium", "high"] = "low"
+    quality: str = "low"
     image_embedder: str | None = None
     code_embedder: str | None = None
-    dtw: Literal["exact", "fastdtw"] = "exact"
+    dtw: str = "exact"
     time_limit_s: float = Field(DEFAULT_TIME_LIMIT_S, gt=0)
     render_timeout_s: float = Field(DEFAULT_RENDER_TIMEOUT_S, gt=0)
     score_workers: int = Field(1, ge=1)
@@ -132,6 +139,26 @@ class RunConfig(BaseModel):
         if isinstance(value, str):
             return [item.strip() for item in value.split(",") if item.strip()]
         return [value] if isinstance(value, int) else value
+
+    @field_validator("quality")
+    @classmethod
+    def _known_quality(cls, value: str) -> str:
+        return _one_of(value, list(QUALITIES), "quality")
+
+    @field_validator("dtw")
+    @classmethod
+    def _known_dtw(cls, value: str) -> str:
+        return _one_of(value, list(DTW_METHODS), "DTW method")
+
+    @field_validator("image_embedder")
+    @classmethod
+    def _known_image_embedder(cls, value: str | None) -> str | None:
+        return value and _one_of(value, list(IMAGE_EMBEDDERS), "image embedder")
+
+    @field_validator("code_embedder")
+    @classmethod
+    def _known_code_embedder(cls, value: str | None) -> str | None:
+        return value and _one_of(value, list(CODE_EMBEDDERS), "code embedder")
 
     @model_validator(mode="after")
     def _labels_unique(self) -> RunConfig:
@@ -160,32 +187,21 @@ class RunConfig(BaseModel):
 
 def parse_config(data: dict[str, Any], source: str = "config") -> RunConfig:
     """Validate a mapping; the first problem becomes one line naming its field."""
-    try:
-        return RunConfig.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        message = first["msg"].removeprefix("Value error, ")
-        raise ConfigError(f"{source}: {where}: {message}") from None
+    return config_file.validate(RunConfig, data, source)
 
 
 def load_config(path: Path, overrides: dict[str, Any] | None = None) -> RunConfig:
     """A YAML run config, with command-line values (those not None) taking precedence."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    except OSError as error:
-        raise ConfigError(f"cannot read config {path}: {error.strerror}; check the path") from None
-    except yaml.YAMLError as error:
-        raise ConfigError(f"{path} is not valid YAML ({error}); fix the file") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} must hold a mapping of settings (models:, strategies:, ...)")
-    return parse_config({**data, **_given(overrides)}, str(path))
-
-
-def _given(overrides: dict[str, Any] | None) -> dict[str, Any]:
-    return {key: value for key, value in (overrides or {}).items() if value is not None}
+    return config_file.load(RunConfig, path, overrides)
 
 
 def config_from_options(options: dict[str, Any]) -> RunConfig:
     """A config from command-line options alone (no file)."""
-    return parse_config(_given(options), "options")
+    return parse_config(config_file.given(options), "options")
+
+
+def _one_of(value: str, known: list[str], kind: str) -> str:
+    """`value` when its registry holds it; else a message listing what does."""
+    if value not in known:
+        raise ValueError(f"unknown {kind} {value!r}; choose one of {', '.join(known)}")
+    return value

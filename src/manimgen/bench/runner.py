@@ -35,7 +35,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from manimgen.agent import AgentConfig, Trace, get_strategy, run_agent
+from manimgen.agent import AgentConfig, Trace, run_agent
 from manimgen.agent.trace import STOP_DEADLINE
 from manimgen.bench.config import ConfigError, ModelEntry, RunConfig, StrategyEntry
 from manimgen.bench.generations import open_generation_cache
@@ -137,7 +137,6 @@ class BenchRunner:
         self._renderer: Renderer | None = None
 
     def run(self) -> RunSummary:
-        _check_strategies(self.config.strategies)
         items = plan(self.config)
         with exclusive(self.run_dir), Store.open(self.run_dir) as store:
             store.interrupt_orphans()
@@ -390,14 +389,6 @@ def _reusable(result: RenderResult | None, quality: str) -> RenderResult | None:
     if result.ok and (result.output is None or not result.output.is_file()):
         return None
     return result
-
-
-def _check_strategies(strategies: list[StrategyEntry]) -> None:
-    for strategy in strategies:
-        try:
-            get_strategy(strategy.name)
-        except ValueError as error:
-            raise ConfigError(str(error)) from None
 
 
 def _check_labels(store: Store, config: RunConfig) -> None:

@@ -1,6 +1,6 @@
 """The CLI's help texts and the README's tables of choices, built from the registries.
 
-Strategies, models, render qualities, splits, embedders, DTW methods and metrics each have one
+Strategies, models, providers, render qualities, splits, embedders, DTW methods and metrics each have one
 registry; the help of every option that picks one, and the README blocks between
 `<!-- choices:NAME -->` and `<!-- /choices -->`, are made from it here, so adding a strategy, a
 model or a metric touches one file (`scripts/write_choices.py` rewrites the README; a test checks it).
@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from manimgen.agent import strategy_summaries
 from manimgen.data.task import Split
-from manimgen.llm.models import MODELS, spec_help
+from manimgen.llm import MODELS, PROVIDERS, spec_help
 from manimgen.metrics import get_metric
 from manimgen.metrics.dtw import DTW_METHODS
 from manimgen.metrics.embedders import CODE_EMBEDDERS, DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER, IMAGE_EMBEDDERS
@@ -70,6 +70,11 @@ def models_table() -> str:
     return "\n".join(["| name | model | weights |", "|---|---|---|", *rows])
 
 
+def specs_table() -> str:
+    rows = [f"| `{provider.syntax}` | {provider.summary} |" for provider in PROVIDERS.values()]
+    return "\n".join(["| spec | what it loads |", "|---|---|", *rows])
+
+
 def metrics_table() -> str:
     rows = []
     for field, name in METRIC_FIELDS.items():
@@ -87,6 +92,7 @@ def qualities_table() -> str:
 TABLES: dict[str, Callable[[], str]] = {
     "strategies": strategies_table,
     "models": models_table,
+    "specs": specs_table,
     "metrics": metrics_table,
     "qualities": qualities_table,
 }

@@ -6,7 +6,7 @@ from rich.table import Table
 
 from manimgen.agent import strategy_summaries
 from manimgen.cli.app import app, console
-from manimgen.llm.models import MODELS, spec_help
+from manimgen.llm import MODELS, PROVIDERS
 
 
 @app.command()
@@ -21,7 +21,10 @@ def strategies() -> None:
 @app.command()
 def models() -> None:
     """List the embedded models and the spec strings that name any other model."""
-    table = Table("name", "model", "weights", caption=f"--model takes {spec_help()}")
+    embedded = Table("name", "model", "weights", title="embedded models")
     for name, model in MODELS.items():
-        table.add_row(name, model.description, f"{model.size / 1e9:.2f} GB")
-    console.print(table)
+        embedded.add_row(name, model.description, f"{model.size / 1e9:.2f} GB")
+    specs = Table("spec", "what it loads", title="any other model", caption="NAME+ADAPTER runs a LoRA adapter on an embedded model")
+    for provider in PROVIDERS.values():
+        specs.add_row(provider.syntax, provider.summary)
+    console.print(embedded, specs)

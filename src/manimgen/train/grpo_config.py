@@ -6,18 +6,18 @@ from the dataset instead (cutting a chat prompt would cut its system message).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from manimgen.train.base_config import BaseTrainingConfig
+from pydantic import field_validator
+
+from manimgen.train.base_config import BaseTrainingConfig, one_of
 
 LOSS_TYPES = ("grpo", "dr_grpo", "dapo", "bnpo", "cispo", "sapo", "luspo", "vespo")
 REWARD_SCALING = ("group", "batch", "none")
 VLLM_MODES = ("colocate", "server")
 
 
-@dataclass
 class GRPOTrainingConfig(BaseTrainingConfig):
     """lr 5e-7, G 8, 2 prompts x 8 completions per step, μ 4, β 0.005, ε 0.2, Dr. GRPO loss, group
     reward scaling, temperature 0.9, top-p 0.9, min-p 0.1, prompt/completion 409/1639 tokens.
@@ -53,18 +53,27 @@ class GRPOTrainingConfig(BaseTrainingConfig):
     vllm_mode: str = "colocate"
     save_total_limit: int | None = None
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.loss_type not in LOSS_TYPES:
-            raise ValueError(f"loss_type must be one of {', '.join(LOSS_TYPES)}, got {self.loss_type!r}")
-        if self.scale_rewards not in REWARD_SCALING:
-            raise ValueError(f"scale_rewards must be one of {', '.join(REWARD_SCALING)}, got {self.scale_rewards!r}")
-        if self.vllm_mode not in VLLM_MODES:
-            raise ValueError(f"vllm_mode must be one of {', '.join(VLLM_MODES)}, got {self.vllm_mode!r}")
-        if self.num_generations < 2:
-            raise ValueError("num_generations must be at least 2: GRPO compares completions within a group")
-        if self.reward_mode not in ("arithmetic", "geometric"):
-            raise ValueError(f"reward_mode must be arithmetic or geometric, got {self.reward_mode!r}")
+    @field_validator("loss_type")
+    @classmethod
+    def _known_loss(cls, value: str) -> str:
+        return one_of(value, LOSS_TYPES)
+
+    @field_validator("scale_rewards")
+    @classmethod
+    def _known_scaling(cls, value: str) -> str:
+        return one_of(value, REWARD_SCALING)
+
+    @field_validator("vllm_mode")
+    @classmethod
+    def _known_vllm_mode(cls, value: str) -> str:
+        return one_of(value, VLLM_MODES)
+
+    @field_validator("num_generations")
+    @classmethod
+    def _a_group_to_compare(cls, value: int) -> int:
+        if value < 2:
+            raise ValueError(f"must be at least 2: GRPO compares completions within a group, got {value}")
+        return value
 
     @property
     def completions_per_step(self) -> int:

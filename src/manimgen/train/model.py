@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from manimgen.llm import MODELS, LLMError, load_model
+from manimgen.llm import MODELS, LLMError, load_model, parse_spec
 from manimgen.llm.transformers import TransformersLLM
 
 RUN_RECORD = "manimgen_run.json"
@@ -35,16 +35,15 @@ class LoadedBase:
 def training_target(model: str) -> str:
     """The `hf:` target of a registry name, `hf:`/`gguf:` spec, folder, file or hub id."""
     text = model.strip()
-    prefix, colon, rest = text.partition(":")
-    if colon and prefix == "openai":
-        raise LLMError(f"cannot train {text!r}: a server model has no weights here; use a registry name or hf:PATH")
-    if colon and prefix in ("hf", "gguf"):
-        text = rest
-    if "+" in text:
-        raise LLMError(f"train from a base model, not {text!r}: GRPO continues an adapter with --adapter DIR")
     if not text:
         raise LLMError("no model given: use a registry name (e.g. qwen2.5-coder-0.5b) or hf:PATH")
-    return text
+    spec = parse_spec(text, bare_is_hf=True)
+    if spec.provider in ("openai", "python"):
+        kind = "a server model" if spec.provider == "openai" else "a Python provider"
+        raise LLMError(f"cannot train {text!r}: {kind} has no weights here; use a registry name or hf:PATH")
+    if spec.adapter:
+        raise LLMError(f"train from a base model, not {text!r}: GRPO continues an adapter with --adapter DIR")
+    return spec.target
 
 
 def is_gguf(target: str) -> bool:

@@ -88,4 +88,4 @@ def train_sft(
         "train_tasks": len(train_tasks),
         "eval_tasks": len(eval_tasks),
     }
-    return finish(trainer, result, config.to_dict(), extra)
+    return finish(trainer, result, config.model_dump(), extra)

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from manimgen.train.base_config import BaseTrainingConfig
+from pydantic import field_validator, model_validator
+
+from manimgen.train.base_config import BaseTrainingConfig, one_of
 
 EVAL_STRATEGIES = ("epoch", "steps", "no")
 
 
-@dataclass
 class SFTTrainingConfig(BaseTrainingConfig):
     """2 epochs, lr 2e-6, linear schedule, warmup 0.1, batch 16, max length 2048, weight decay 0.01.
 
@@ -31,12 +31,16 @@ class SFTTrainingConfig(BaseTrainingConfig):
     eval_strategy: str = "epoch"
     eval_steps: int | None = None
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.eval_strategy not in EVAL_STRATEGIES:
-            raise ValueError(f"eval_strategy must be one of {', '.join(EVAL_STRATEGIES)}, got {self.eval_strategy!r}")
+    @field_validator("eval_strategy")
+    @classmethod
+    def _known_eval_strategy(cls, value: str) -> str:
+        return one_of(value, EVAL_STRATEGIES)
+
+    @model_validator(mode="after")
+    def _steps_have_an_interval(self) -> Self:
         if self.eval_strategy == "steps" and not self.eval_steps:
             raise ValueError("eval_strategy 'steps' needs eval_steps (e.g. eval_steps: 50)")
+        return self
 
     def gradient_accumulation(self, world_size: int) -> int:
         """Micro-batches per optimizer step so that batch_size samples are seen over all processes."""
