@@ -421,11 +421,11 @@ def test_config_parsing_and_errors(tmp_path: Path) -> None:
     bad.write_text("models: [a]\nstrategies: [vanilla]\nroundz: 3\n")
     with pytest.raises(ConfigError, match="roundz: Extra inputs are not permitted"):
         load_config(bad)
-    with pytest.raises(ConfigError, match=r"strategies\.0\.name: unknown strategy 'no-such-strategy'; choose one of .*ritl-lint"):
+    with pytest.raises(ConfigError, match=r"strategies\.0\.name: must be one of .*ritl-lint.*, got 'no-such-strategy'"):
         parse_config({"models": ["a"], "strategies": ["no-such-strategy"], "split": "builtin"})
-    for field, value, kind in (("quality", "ultra", "quality"), ("dtw", "slow", "DTW method"),
-                               ("image_embedder", "resnet", "image embedder"), ("code_embedder", "bert", "code embedder")):
-        with pytest.raises(ConfigError, match=f"{field}: unknown {kind} '{value}'; choose one of"):
+    for field, value, first in (("quality", "ultra", "low"), ("dtw", "slow", "exact"),
+                                ("image_embedder", "resnet", "effnet-lite0"), ("code_embedder", "bert", "minilm-l6")):
+        with pytest.raises(ConfigError, match=f"{field}: must be one of {first}, .*got '{value}'"):
             parse_config({"models": ["a"], "strategies": ["vanilla"], field: value})
 
 

@@ -9,17 +9,18 @@ import random
 import pytest
 import zss
 
-from manimgen.metrics import correlation, get_metric, list_metrics
-from manimgen.metrics.code import (
-    LabelTree,
+from manimgen.metrics import (
     ast_distance,
     code_bert_bleu,
     codebleu,
     codebleu_parts,
+    correlation,
     embedding_cosine,
+    get_metric,
+    list_metrics,
     syntax_error,
-    tree_edit_distance,
 )
+from manimgen.metrics.code import LabelTree, tree_edit_distance
 from manimgen.metrics.embedders import code_embedder
 
 SCENE = """from manim import *

@@ -11,6 +11,15 @@ from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
 
 from manimgen.llm import MissingWeightsError, ensure_gguf
 
+TINY_SHAPE = {
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+}
+"""Two layers of width 64: enough for a real forward, backward and save, in seconds on a CPU."""
+
 
 def save_tiny_qwen(folder: Path) -> Path:
     """Two layers of width 64 over the full 151k vocabulary; skips the test without the GGUF packages."""
@@ -21,11 +30,7 @@ def save_tiny_qwen(folder: Path) -> Path:
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     config = Qwen2Config(
         vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
+        **TINY_SHAPE,
         max_position_embeddings=4096,
         tie_word_embeddings=True,
         bos_token_id=tokenizer.bos_token_id,

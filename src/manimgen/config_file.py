@@ -7,12 +7,12 @@ Command lines print these messages as they are, so a bad file never ends in a tr
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, ValidationInfo, field_validator
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -57,6 +57,24 @@ def load(
 def given(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
     """The options actually set: command-line flags left out arrive as None."""
     return {key: value for key, value in (overrides or {}).items() if value is not None}
+
+
+def one_of(value: str, allowed: Iterable[str]) -> str:
+    """A field's value checked against its choices, naming them when it is none of them."""
+    known = list(allowed)
+    if value not in known:
+        raise ValueError(f"must be one of {', '.join(known)}, got {value!r}")
+    return value
+
+
+def choices(**allowed: Callable[[], Iterable[str]]) -> Any:
+    """A model's validator that checks each named field (None passes) against its registry's names,
+    read when validating so that anything registered later counts: `_known = choices(dtw=lambda: DTW_METHODS)`."""
+
+    def check(cls: type[BaseModel], value: Any, info: ValidationInfo) -> Any:
+        return value if value is None else one_of(value, allowed[info.field_name]())
+
+    return field_validator(*allowed)(check)
 
 
 def _describe(model: type[BaseModel], error: ValidationError, hint: str) -> str:

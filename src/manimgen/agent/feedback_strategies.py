@@ -45,7 +45,11 @@ class LintCheck:
 
 @register_strategy(
     "ritl-lint",
-    summary='RITL, but every answer is first checked statically against the installed manim (unknown names, keyword arguments that do not bind, missing methods, ManimGL-only names with their replacement); findings are fed back without rendering',
+    summary=(
+        "RITL, but every answer is first checked statically against the installed manim (unknown names, "
+        "keyword arguments that do not bind, missing methods, ManimGL-only names with their replacement); "
+        "findings are fed back without rendering"
+    ),
 )
 class LintRepairLoop(LintCheck, RepairLoop):
     """RITL with a static check before every render."""
@@ -53,7 +57,12 @@ class LintRepairLoop(LintCheck, RepairLoop):
 
 @register_strategy(
     "ritl-layout",
-    summary='RITL, plus a repair round when a successful render leaves objects out of frame, texts overlapping or things too small to see (geometry recorded inside the sandboxed render); ends on the rendered version with the fewest of these problems, and a repair that only trades one problem for another does not replace an earlier video',
+    summary=(
+        "RITL, plus a repair round when a successful render leaves objects out of frame, texts overlapping or"
+        " things too small to see (geometry recorded inside the sandboxed render); ends on the rendered "
+        "version with the fewest of these problems, and a repair that only trades one problem for another "
+        "does not replace an earlier video"
+    ),
 )
 class LayoutRepairLoop(RepairLoop):
     """RITL plus a layout round after each successful render, keeping the best rendered code."""
@@ -68,17 +77,18 @@ class LayoutRepairLoop(RepairLoop):
         return keep_best_render(super().run(llm, description, config, on_round))
 
 
-@register_strategy(
-    "ritl-lint-layout",
-    summary='both checks',
-)
+@register_strategy("ritl-lint-layout", summary="both checks")
 class LintLayoutRepairLoop(LintCheck, LayoutRepairLoop):
     """The static check before rendering and the layout round after it."""
 
 
 @register_strategy(
     "ritl-layout-frames",
-    summary='ritl-layout for a model that sees images (`openai:URL#MODEL` of a vision model): each layout repair also carries the frames on screen when the problems first show (PNG, at most three); refuses a text-only provider',
+    summary=(
+        "ritl-layout for a model that sees images (`openai:URL#MODEL` of a vision model): each layout repair "
+        "also carries the frames on screen when the problems first show (PNG, at most three); refuses a text-"
+        "only provider"
+    ),
 )
 class LayoutFramesRepairLoop(LayoutRepairLoop):
     """ritl-layout whose repair prompts also show the frames where the layout problems first appear."""

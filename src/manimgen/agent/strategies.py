@@ -197,7 +197,9 @@ def get_strategy(name: str) -> Strategy:
 
 @register_strategy(
     "ritl",
-    summary='render; on failure a fresh prompt with the code and the last 10 error lines; at most K = 3 repairs',
+    summary=(
+        "render; on failure a fresh prompt with the code and the last 10 error lines; at most K = 3 repairs"
+    ),
 )
 class RepairLoop:
     """RITL, renderer in the loop: render; on failure a fresh repair prompt; stop at the first success.
@@ -266,10 +268,7 @@ class RepairLoop:
         return run.finish(self.name, STOP_MAX_ROUNDS)
 
 
-@register_strategy(
-    "vanilla",
-    summary='one generation, rendered once',
-)
+@register_strategy("vanilla", summary="one generation, rendered once")
 class Vanilla(RepairLoop):
     """One generation, rendered once; nothing is fed back."""
 
@@ -279,7 +278,11 @@ class Vanilla(RepairLoop):
 
 @register_strategy(
     "ritl-doc",
-    summary="RITL plus one refinement with manim's own API docs of every name the code calls (signatures and docstrings from the installed manim, examples cut out; unknown names flagged as likely inventions), and fresh docs in every repair",
+    summary=(
+        "RITL plus one refinement with manim's own API docs of every name the code calls (signatures and "
+        "docstrings from the installed manim, examples cut out; unknown names flagged as likely inventions), "
+        "and fresh docs in every repair"
+    ),
 )
 class DocRepairLoop(RepairLoop):
     """RITL-DOC: RITL plus manim's API documentation of the names the code calls.

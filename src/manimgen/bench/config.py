@@ -83,10 +83,7 @@ class StrategyEntry(BaseModel):
     def key(self) -> str:
         return self.label or self.name
 
-    @field_validator("name")
-    @classmethod
-    def _registered(cls, value: str) -> str:
-        return _one_of(value, list_strategies(), "strategy")
+    _registered = config_file.choices(name=list_strategies)
 
 
 class RunConfig(BaseModel):
@@ -140,25 +137,9 @@ class RunConfig(BaseModel):
             return [item.strip() for item in value.split(",") if item.strip()]
         return [value] if isinstance(value, int) else value
 
-    @field_validator("quality")
-    @classmethod
-    def _known_quality(cls, value: str) -> str:
-        return _one_of(value, list(QUALITIES), "quality")
-
-    @field_validator("dtw")
-    @classmethod
-    def _known_dtw(cls, value: str) -> str:
-        return _one_of(value, list(DTW_METHODS), "DTW method")
-
-    @field_validator("image_embedder")
-    @classmethod
-    def _known_image_embedder(cls, value: str | None) -> str | None:
-        return value and _one_of(value, list(IMAGE_EMBEDDERS), "image embedder")
-
-    @field_validator("code_embedder")
-    @classmethod
-    def _known_code_embedder(cls, value: str | None) -> str | None:
-        return value and _one_of(value, list(CODE_EMBEDDERS), "code embedder")
+    _registered = config_file.choices(
+        quality=lambda: QUALITIES, dtw=lambda: DTW_METHODS, image_embedder=lambda: IMAGE_EMBEDDERS, code_embedder=lambda: CODE_EMBEDDERS
+    )
 
     @model_validator(mode="after")
     def _labels_unique(self) -> RunConfig:
@@ -199,9 +180,3 @@ def config_from_options(options: dict[str, Any]) -> RunConfig:
     """A config from command-line options alone (no file)."""
     return parse_config(config_file.given(options), "options")
 
-
-def _one_of(value: str, known: list[str], kind: str) -> str:
-    """`value` when its registry holds it; else a message listing what does."""
-    if value not in known:
-        raise ValueError(f"unknown {kind} {value!r}; choose one of {', '.join(known)}")
-    return value

@@ -84,6 +84,7 @@ MODELS: dict[str, EmbeddedModel] = {
     )
 }
 
+
 def _part_paths(model: EmbeddedModel) -> list[Path]:
     """Each part package's chunk, in order; a missing package names the pip extra to install."""
     paths = []

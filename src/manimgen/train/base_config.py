@@ -19,13 +19,6 @@ TRL_HINT = "other TRL options go under `trl:`"
 FourBit = bool | Literal["auto"]
 
 
-def one_of(value: str, allowed: tuple[str, ...]) -> str:
-    """A field's value checked against its choices, naming them when it is none of them."""
-    if value not in allowed:
-        raise ValueError(f"must be one of {', '.join(allowed)}, got {value!r}")
-    return value
-
-
 class BaseTrainingConfig(BaseModel):
     """LoRA (paper §5: r 8, alpha 16, dropout 0, all seven projections), precision and bookkeeping."""
 

@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from pydantic import field_validator
 
-from manimgen.train.base_config import BaseTrainingConfig, one_of
+from manimgen import config_file
+from manimgen.train.base_config import BaseTrainingConfig
 
 LOSS_TYPES = ("grpo", "dr_grpo", "dapo", "bnpo", "cispo", "sapo", "luspo", "vespo")
 REWARD_SCALING = ("group", "batch", "none")
@@ -53,20 +54,7 @@ class GRPOTrainingConfig(BaseTrainingConfig):
     vllm_mode: str = "colocate"
     save_total_limit: int | None = None
 
-    @field_validator("loss_type")
-    @classmethod
-    def _known_loss(cls, value: str) -> str:
-        return one_of(value, LOSS_TYPES)
-
-    @field_validator("scale_rewards")
-    @classmethod
-    def _known_scaling(cls, value: str) -> str:
-        return one_of(value, REWARD_SCALING)
-
-    @field_validator("vllm_mode")
-    @classmethod
-    def _known_vllm_mode(cls, value: str) -> str:
-        return one_of(value, VLLM_MODES)
+    _known = config_file.choices(loss_type=lambda: LOSS_TYPES, scale_rewards=lambda: REWARD_SCALING, vllm_mode=lambda: VLLM_MODES)
 
     @field_validator("num_generations")
     @classmethod

@@ -6,9 +6,10 @@ import math
 from pathlib import Path
 from typing import Any, Self
 
-from pydantic import field_validator, model_validator
+from pydantic import model_validator
 
-from manimgen.train.base_config import BaseTrainingConfig, one_of
+from manimgen import config_file
+from manimgen.train.base_config import BaseTrainingConfig
 
 EVAL_STRATEGIES = ("epoch", "steps", "no")
 
@@ -31,10 +32,7 @@ class SFTTrainingConfig(BaseTrainingConfig):
     eval_strategy: str = "epoch"
     eval_steps: int | None = None
 
-    @field_validator("eval_strategy")
-    @classmethod
-    def _known_eval_strategy(cls, value: str) -> str:
-        return one_of(value, EVAL_STRATEGIES)
+    _known = config_file.choices(eval_strategy=lambda: EVAL_STRATEGIES)
 
     @model_validator(mode="after")
     def _steps_have_an_interval(self) -> Self:
