@@ -1,6 +1,8 @@
 """ManimAgent: prompts, code extraction, API docs and the strategies (vanilla, RITL, RITL-DOC, and our
 lint and layout repair loops) that use them."""
 
+from manimgen.agent import feedback_strategies  # noqa: E402,F401  (registers ritl-lint, ritl-layout, ritl-lint-layout)
+from manimgen.agent import search_strategies  # noqa: E402,F401  (registers ritl-lint-fix, sample-lint)
 from manimgen.agent.apidocs import ApiInfo, api_info
 from manimgen.agent.extract import extract_code
 from manimgen.agent.prompts import SYSTEM_PROMPT, doc_messages, format_target, generation_messages, repair_messages
@@ -18,8 +20,6 @@ from manimgen.agent.strategies import (
     strategy_summaries,
 )
 from manimgen.agent.trace import Round, Trace
-
-from manimgen.agent import feedback_strategies  # noqa: E402,F401  (registers ritl-lint, ritl-layout, ritl-lint-layout)
 
 __all__ = [
     "SYSTEM_PROMPT",

@@ -16,16 +16,21 @@ import ast
 import builtins
 import difflib
 import inspect
+import io
+import tokenize
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from manimgen.agent import manim_introspect as api
+from manimgen.agent.edits import Edit, node_edit
 from manimgen.agent.removed_api import REMOVED_METHODS, REMOVED_MODULES, REMOVED_NAMES, Replacement
 from manimgen.agent.scene_model import BUILDER_METHODS, Absent, ClassModel, Instance, SceneModel
 from manimgen.manim_import import manim_version
 
 SCENE_FILE = "scene.py"
+CLOSERS = {"(": ")", "[": "]", "{": "}"}
+CERTAIN_CUTOFF = 0.85
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,8 @@ class Finding:
     column: int
     code: str
     message: str
+    fix: Edit | None = field(default=None, compare=False)
+    """The edit that certainly removes the problem, where there is one (see autofix.py)."""
 
     def __str__(self) -> str:
         return f"line {self.line}, column {self.column} [{self.code}]: {self.message}"
@@ -66,10 +73,52 @@ def _syntax_findings(code: str) -> list[Finding]:
         line = error.lineno or 1
         text = (error.text or "").strip()
         where = f" in `{text}`" if text else ""
-        return [Finding(line, error.offset or 1, "syntax", f"{type(error).__name__}: {error.msg}{where}")]
+        message = f"{type(error).__name__}: {error.msg}{where}"
+        return [Finding(line, error.offset or 1, "syntax", message, _close_brackets(code, line, error.msg))]
     except ValueError as error:
         return [Finding(1, 1, "syntax", f"ValueError: {error}")]
     return []
+
+
+def _close_brackets(code: str, line: int, problem: str) -> Edit | None:
+    """For "'(' was never closed": the closers that line lacks, at its end (kept only if the file then compiles)."""
+    if "was never closed" not in problem:
+        return None
+    lines = code.splitlines()
+    if line > len(lines):
+        return None
+    text = lines[line - 1]
+    stack: list[str] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text.strip() + "\n").readline):
+            if token.type == tokenize.OP and token.string in CLOSERS:
+                stack.append(CLOSERS[token.string])
+            elif token.type == tokenize.OP and stack and token.string == stack[-1]:
+                stack.pop()
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the line ends inside the brackets: what was read so far is what counts
+    if not stack:
+        return None
+    closers = "".join(reversed(stack))
+    end = len(text.rstrip().encode()) + 1
+    return Edit(line, end, line, end, closers, f"closed the brackets the line left open (added `{closers}`)")
+
+
+def certain_match(name: str, candidates: Any) -> str | None:
+    """The one existing name `name` certainly meant: the same words in another order (`BLUE_DARK` →
+    `DARK_BLUE`), the same letters in another case, or the only close spelling (keeping a
+    `get_`/`set_`-style first word). None when there is no such name or more than one."""
+    public = sorted({c for c in candidates if not c.startswith("_") and c != name})
+    for same in (
+        [c for c in public if sorted(c.split("_")) == sorted(name.split("_"))],
+        [c for c in public if c.lower() == name.lower()],
+    ):
+        if len(same) == 1:
+            return same[0]
+    first = name.split("_")[0] if "_" in name else None
+    close = difflib.get_close_matches(name, public, n=2, cutoff=CERTAIN_CUTOFF)
+    close = [c for c in close if first is None or c.split("_")[0] == first]
+    return close[0] if len(close) == 1 else None
 
 
 def _suggest(name: str, candidates: Any) -> str:
@@ -95,8 +144,8 @@ class _Checker:
         self.model = model
         self.findings: list[Finding] = []
 
-    def report(self, node: ast.AST, code: str, message: str) -> None:
-        self.findings.append(Finding(getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1, code, message))
+    def report(self, node: ast.AST, code: str, message: str, fix: Edit | None = None) -> None:
+        self.findings.append(Finding(getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1, code, message, fix))
 
     def run(self) -> None:
         for absent in self.model.absent_imports:
@@ -142,12 +191,17 @@ class _Checker:
             others = sorted(set(lines[name]) - {node.lineno})
             also = f" (also used on line{'s' if len(others) > 1 else ''} {', '.join(map(str, others))})" if others else ""
             if name in REMOVED_NAMES:
-                self.report(node, "removed-api", _removed(name, REMOVED_NAMES, "ManimGL or old manim API") + also)
+                rename = REMOVED_NAMES[name].rename
+                fix = node_edit(node, rename, f"`{name}` → `{rename}` (ManimGL or old manim API)") if rename else None
+                self.report(node, "removed-api", _removed(name, REMOVED_NAMES, "ManimGL or old manim API") + also, fix)
             elif name in api.star_names():
-                self.report(node, "unknown-name", f"`{name}` is not defined{also}: it is a manim name, so add `from manim import *`.")
+                fix = Edit(1, 1, 1, 1, "from manim import *\n", f"added `from manim import *` (`{name}` is a manim name)")
+                self.report(node, "unknown-name", f"`{name}` is not defined{also}: it is a manim name, so add `from manim import *`.", fix)
             else:
                 candidates = self.model.local_names | set(api.star_names()) | set(dir(builtins))
-                self.report(node, "unknown-name", f"`{name}` is not defined{also}: neither the code nor manim {manim_version()} defines it.{_suggest(name, candidates)}")
+                meant = certain_match(name, candidates)
+                fix = node_edit(node, meant, f"`{name}` → `{meant}` (not defined; the only name it can mean)") if meant else None
+                self.report(node, "unknown-name", f"`{name}` is not defined{also}: neither the code nor manim {manim_version()} defines it.{_suggest(name, candidates)}", fix)
 
     def _check_call(self, call: ast.Call, target: Any, receiver: Instance | None) -> None:
         if target is not None:
@@ -169,6 +223,7 @@ class _Checker:
                     keyword,
                     "bad-kwarg",
                     f"`{label}(..., {keyword.arg}=...)`: {label} does not accept the keyword argument `{keyword.arg}`.{hint}",
+                    _keyword_fix(call, keyword, certain_match(keyword.arg, accepted.names), label),
                 )
 
     def _check_method(self, call: ast.Call, receiver: Instance) -> None:
@@ -202,13 +257,16 @@ class _Checker:
             accessor = f" (an undefined `{name}` only reads or writes the attribute `{name[4:]}` and takes {takes})"
         if name in REMOVED_METHODS:
             message = f"`{where}.{name}(...)`: {kind}; " + _removed(name, REMOVED_METHODS, "ManimGL or old manim API")
-            self.report(func, "removed-api", message)
+            rename = REMOVED_METHODS[name].rename
+            self.report(func, "removed-api", message, _method_fix(func, rename, "ManimGL or old manim API") if rename else None)
             return
         candidates = set(model.user_attributes)
         for cls in model.manim_classes:
             candidates |= set(dir(cls))
         hint = _suggest(name, candidates) + _owner_hint(name, model)
-        self.report(func, "unknown-method", f"`{where}.{name}(...)`: {kind}, which has no method `{name}`{accessor}.{hint}")
+        meant = None if accessor else certain_match(name, candidates)
+        fix = _method_fix(func, meant, f"{model.label} has no `{name}`; the only name it can mean") if meant else None
+        self.report(func, "unknown-method", f"`{where}.{name}(...)`: {kind}, which has no method `{name}`{accessor}.{hint}", fix)
 
 
 def _owner_hint(name: str, model: ClassModel) -> str:
@@ -234,3 +292,18 @@ def _call_label(expr: ast.expr) -> str:
     except (ValueError, TypeError, AttributeError):
         return "object"
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _method_fix(func: ast.Attribute, rename: str, why: str) -> Edit:
+    """Rename the attribute of `obj.name`: its name is the last characters of the node's span."""
+    end_line, end = func.end_lineno or func.lineno, (func.end_col_offset or 0) + 1
+    return Edit(end_line, end - len(func.attr.encode()), end_line, end, rename, f"`.{func.attr}` → `.{rename}` ({why})")
+
+
+def _keyword_fix(call: ast.Call, keyword: ast.keyword, meant: str | None, label: str) -> Edit:
+    """Rename the keyword to the one parameter it certainly meant, else drop it (the call binds without it)."""
+    if meant is not None:
+        start = Edit(keyword.lineno, keyword.col_offset + 1, keyword.lineno, keyword.col_offset + 1 + len(keyword.arg or ""), meant, "")
+        return replace(start, note=f"`{label}(..., {keyword.arg}=...)` → `{meant}=...` (the only parameter it can mean)")
+    kept = ast.Call(call.func, call.args, [other for other in call.keywords if other is not keyword])
+    return node_edit(call, ast.unparse(kept), f"dropped `{keyword.arg}=...` from `{label}(...)`, which takes no such keyword")

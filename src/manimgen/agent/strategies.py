@@ -8,6 +8,7 @@ feedback and rounds are left, ask again with a fresh repair prompt. Strategies d
     before_render(run, code) -> str | None      a check before rendering, e.g. a linter; feedback skips the render
     after_render(run, result) -> str | None     a check of a successful render, e.g. its layout; feedback asks
                                                 for another round although the code rendered
+    follow_up(run, previous) -> Round           the generation after feedback (default: a repair)
     repair_prompt(run, previous) -> messages    what a feedback round asks (RITL-DOC adds <API_INFO>)
 
 A new strategy subclasses `RepairLoop` (or `DocRepairLoop`), overrides a hook and registers itself:
@@ -106,11 +107,15 @@ class AgentRun:
             self.deadline_hit = True
         return self.deadline_hit
 
-    def ask(self, kind: str, messages: list[Message]) -> Round:
-        """One model call, recorded as the next round with the code extracted from its answer."""
+    def ask(self, kind: str, messages: list[Message], temperature: float | None = None) -> Round:
+        """One model call, recorded as the next round with the code extracted from its answer;
+        `temperature` overrides the run's for this call (a fresh draft samples hotter)."""
         index = len(self.rounds)
         started = time.monotonic()
-        result = self.llm.chat(messages, n=1, sampling=round_sampling(self.config.sampling, index))
+        sampling = round_sampling(self.config.sampling, index)
+        if temperature is not None:
+            sampling = replace(sampling, temperature=temperature)
+        result = self.llm.chat(messages, n=1, sampling=sampling)
         completion = result.completions[0]
         if result.cached:
             self._replayed_seconds += result.usage.seconds
@@ -231,6 +236,10 @@ class RepairLoop:
         """Feedback on a successful render that asks for another round, or None to accept it."""
         return None
 
+    def follow_up(self, run: AgentRun, previous: Round) -> Round:
+        """The next generation after feedback: a repair of `previous` by default."""
+        return run.ask("repair", self.repair_prompt(run, previous))
+
     def repair_prompt(self, run: AgentRun, previous: Round) -> list[Message]:
         """The fresh single-turn prompt of a feedback round; shows the answer itself when it held no code."""
         return repair_messages(
@@ -261,7 +270,7 @@ class RepairLoop:
                 return run.finish(self.name, STOP_RENDERED)
             if repairs_left <= 0 or run.out_of_time():
                 break
-            current = run.ask("repair", self.repair_prompt(run, current))
+            current = self.follow_up(run, current)
             repairs_left -= 1
         if current.code is not None and current.render is None:
             run.render(current, geometry=self.records_geometry)

@@ -36,6 +36,7 @@ class Round:
     llm_seconds: float = 0.0
     render_seconds: float = 0.0
     cached: bool = False  # the completion was replayed; llm_seconds is what producing it cost
+    autofixes: list[str] = field(default_factory=list)  # mechanical repairs made to the answer's code (`code` is the result)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -51,6 +52,7 @@ class Round:
             "llm_seconds": self.llm_seconds,
             "render_seconds": self.render_seconds,
             "cached": self.cached,
+            "autofixes": list(self.autofixes),
         }
 
     @classmethod
