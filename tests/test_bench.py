@@ -18,7 +18,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -65,6 +65,7 @@ ANSWERS = [format_target(GOOD), format_target(BROKEN), "I cannot.", format_targe
 MAIN_FIELDS = {  # report header prefix -> (SQL expression over the config's rows, format)
     "n": ("COUNT(*)", "{:.0f}"),
     "RSR": ("AVG(rendered)", "{:.1%}"),
+    "RSR, clean layout": ("AVG(CASE WHEN rendered THEN layout_findings = 0 ELSE 0 END)", "{:.1%}"),
     "VS[": ("AVG(vs)", "{:.1%}"),
     "CBB[": ("AVG(cbb)", "{:.3f}"),
     "CodeBLEU": ("AVG(codebleu)", "{:.3f}"),
@@ -125,6 +126,9 @@ def test_grid_outcomes_are_stored(grid: tuple[Path, ScriptedLLM]) -> None:
         assert sample.score("image_embedder") and sample.score("code_embedder") and sample.model_spec == "scripted"
         if sample.status == "ok":
             assert 0.0 < sample.score("vs") <= 1.0 and (run_dir / sample.media_path).is_file()
+            assert sample.score("layout_findings") == 0, "the layout of every rendered final code is checked"
+        else:
+            assert sample.score("layout_findings") is None
     assert all(task.reference_status == "ok" and (run_dir / task.reference_media).is_file() for task in tasks.values())
     assert sorted(tasks) == sorted(TASKS) and len(list((run_dir / "media" / "references").iterdir())) == 2
     assert (sessions[0].status, sessions[0].planned) == ("finished", 4)
@@ -436,6 +440,23 @@ def test_store_has_a_column_for_every_score(tmp_path: Path) -> None:
         columns = {row[1]: row[2] for row in connection.execute("PRAGMA table_info(samples)")}
     assert {name: columns.get(name) for name in SCORE_COLUMNS} == {item.name: item.metadata["sql"] for item in fields(Scores)}
     assert list(SCORE_COLUMNS) == [item.name for item in fields(Scores)]
+
+
+def test_a_store_written_before_a_score_existed_gains_its_column(tmp_path: Path) -> None:
+    scores = Scores("ok", True, 0.5, 0.4, 0.6, 0.2, 0.3, 0.25, None, False, "effnet-lite0", "minilm-l6", "exact", "ok")
+    base = dict(model="m", strategy="s", task_id="t", seed=0, model_spec="m", strategy_name="s",
+                strategy_params="{}", quality="low", complexity="Basic", status="ok")
+    with Store.open(tmp_path) as store:
+        store.put_sample(Sample(**base, scores=scores))
+    old_json = json.dumps({key: value for key, value in scores.to_dict().items() if key != "layout_findings"})
+    with sqlite3.connect(tmp_path / "results.sqlite") as connection:
+        connection.execute("ALTER TABLE samples DROP COLUMN layout_findings")
+        connection.execute("UPDATE samples SET scores_json = ?", (old_json,))
+    with Store.open(tmp_path) as store:
+        (sample,) = store.samples()
+        assert sample.scores == scores and sample.score("layout_findings") is None
+        store.put_sample(Sample(**{**base, "task_id": "u"}, scores=replace(scores, layout_findings=2)))
+        assert [s.score("layout_findings") for s in store.samples()] == [None, 2]
 
 
 def test_store_upserts_and_retries_errors(tmp_path: Path) -> None:

@@ -67,8 +67,6 @@ class LintRepairLoop(LintCheck, RepairLoop):
 class LayoutRepairLoop(RepairLoop):
     """RITL plus a layout round after each successful render, keeping the best rendered code."""
 
-    records_geometry = True
-
     def after_render(self, run: AgentRun, result: RenderResult) -> str | None:
         findings = layout_findings(result.geometry)
         return format_layout(findings) if findings else None
@@ -142,8 +140,8 @@ def keep_best_render(trace: Trace) -> Trace:
     problem for another (a dot shrunk out of sight "fixed" by growing it past the frame) is no
     better, and the earlier code is the closer to what the model first meant. Without a successful
     render the trace is left as it is: its last round is what RITL returns. A render without
-    recorded geometry (the closing render of code a lint round rejected) counts as having no
-    findings: nothing is known against it.
+    recorded geometry (one replayed from a trace stored before every render recorded it) counts as
+    having no findings: nothing is known against it.
     """
     rendered = [(round_, round_.render) for round_ in trace.rounds if round_.render is not None and round_.render.ok]
     if not rendered:

@@ -133,12 +133,13 @@ class AgentRun:
         self.rounds.append(round_)
         return round_
 
-    def render(self, round_: Round, geometry: bool = False) -> RenderResult:
-        """Render the round's code in the sandbox (recording the scene's geometry if asked) and keep the result."""
+    def render(self, round_: Round) -> RenderResult:
+        """Render the round's code in the sandbox and keep the result. The scene's geometry is always
+        recorded (a snapshot per play, cheap), so every rendered round can be checked for its layout."""
         if round_.code is None:
             raise ValueError(f"round {round_.index} has no code to render")
         started = time.monotonic()
-        result = self.renderer.render(RenderJob(round_.code, quality=self.config.quality, geometry=geometry))
+        result = self.renderer.render(RenderJob(round_.code, quality=self.config.quality, geometry=True))
         round_.render = result
         round_.render_seconds += time.monotonic() - started
         return result
@@ -214,8 +215,6 @@ class RepairLoop:
     """
 
     name: str
-    records_geometry = False
-    """Render with the scene's geometry recorded, for an `after_render` that checks the layout."""
 
     def max_repairs(self, config: AgentConfig) -> int:
         return config.rounds
@@ -253,7 +252,7 @@ class RepairLoop:
         feedback = self.before_render(run, round_.code)
         if feedback is not None:
             return feedback
-        result = run.render(round_, geometry=self.records_geometry)
+        result = run.render(round_)
         if not result.ok:
             return render_errors(result)
         return self.after_render(run, result)
@@ -273,7 +272,7 @@ class RepairLoop:
             current = self.follow_up(run, current)
             repairs_left -= 1
         if current.code is not None and current.render is None:
-            run.render(current, geometry=self.records_geometry)
+            run.render(current)
         return run.finish(self.name, STOP_MAX_ROUNDS)
 
 

@@ -36,6 +36,7 @@ from rich.progress import (
 )
 
 from manimgen.agent import AgentConfig, Trace, run_agent
+from manimgen.agent.layout import layout_findings
 from manimgen.agent.trace import STOP_DEADLINE
 from manimgen.bench.config import ConfigError, ModelEntry, RunConfig, StrategyEntry
 from manimgen.bench.generations import open_generation_cache
@@ -306,8 +307,10 @@ class BenchRunner:
         code = trace.final_code
         result = _reusable(trace.final_render, self.config.quality)
         if code and code.strip() and result is None:
-            result = self._render(code)
+            result = self._render(code, geometry=True)
         scores = self._scorer().score_task(item.task, code, render=result)
+        if scores.rendered and result is not None and result.geometry is not None:
+            scores = replace(scores, layout_findings=len(layout_findings(result.geometry)))
         self._copy_reference(store, item.task)
         media = None
         if scores.rendered and result is not None and result.output is not None:
@@ -324,9 +327,9 @@ class BenchRunner:
             status = "render_failed"
         return replace(sample, scores=scores, status=status, media_path=media)
 
-    def _render(self, code: str) -> RenderResult:
+    def _render(self, code: str, geometry: bool = False) -> RenderResult:
         assert self._renderer is not None, "renders happen only inside _run_pending"
-        return self._renderer.render(RenderJob(code, quality=self.config.quality))
+        return self._renderer.render(RenderJob(code, quality=self.config.quality, geometry=geometry))
 
     def _copy_reference(self, store: Store, task: Task) -> None:
         """Copy a task's reference render into the run once (the scorer has just rendered it: a cache hit)."""

@@ -211,6 +211,15 @@ class Store:
         if version == 0:
             with self._lock:
                 self._conn.executescript(f"BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+        self._add_new_score_columns()
+
+    def _add_new_score_columns(self) -> None:
+        """A store written before a Scores field existed gets its column (empty for the old rows)."""
+        with self._lock:
+            present = {row[1] for row in self._conn.execute("PRAGMA table_info(samples)")}
+            for name, kind in SCORE_COLUMNS.items():
+                if name not in present:
+                    self._conn.execute(f"ALTER TABLE samples ADD COLUMN {name} {kind}")
 
     @classmethod
     def open(cls, run_dir: Path) -> Store:

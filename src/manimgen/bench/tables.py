@@ -31,6 +31,7 @@ class Aggregate:
     n: int
     errors: int
     rsr: float | None
+    clean_rsr: float | None
     vs: float | None
     cbb: float | None
     codebleu: float | None
@@ -87,6 +88,7 @@ def aggregate(model: str, strategy: str, samples: Sequence[Sample], complexity: 
         n=len(measured),
         errors=len(samples) - len(measured),
         rsr=average(lambda s: bool(s.score("rendered"))),
+        clean_rsr=average(clean_render),
         vs=average(lambda s: s.score("vs") or 0.0),
         cbb=average(lambda s: s.score("cbb")),
         codebleu=average(lambda s: s.score("codebleu")),
@@ -97,6 +99,14 @@ def aggregate(model: str, strategy: str, samples: Sequence[Sample], complexity: 
         tokens=average(lambda s: s.tokens),
         seconds=average(lambda s: s.seconds),
     )
+
+
+def clean_render(sample: Sample) -> bool | None:
+    """Rendered with no layout finding; None when it rendered but its layout was not recorded."""
+    if not sample.score("rendered"):
+        return False
+    findings = sample.score("layout_findings")
+    return None if findings is None else findings == 0
 
 
 def group(samples: Iterable[Sample]) -> dict[tuple[str, str], list[Sample]]:

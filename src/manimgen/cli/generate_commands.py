@@ -51,6 +51,8 @@ def _show_round(round_: Round) -> None:
     if round_.feedback:
         line.append_text(Text.assemble("  ", literal(_first_error(round_.feedback)), style="dim"))
     console.print(line)
+    for note in round_.autofixes:
+        console.print(Text.assemble("  fixed ", (note, "dim")), soft_wrap=True)
 
 
 def _place_output(output: Path, out: Path | None, sentence: str) -> Path:
@@ -81,6 +83,7 @@ def generate(
     from dataclasses import replace
 
     from manimgen.agent import AgentConfig, get_strategy
+    from manimgen.agent.layout import layout_findings
     from manimgen.agent.strategies import DEFAULT_SAMPLING
     from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, ensure_gguf, load_model
 
@@ -133,4 +136,8 @@ def generate(
             console.print(literal(final.error_tail))
         raise typer.Exit(code=1)
     console.print(Text.assemble(("ok", "green"), f" {final.scene}; {summary}"))
+    problems = layout_findings(final.geometry)
+    if problems:
+        count = f"{len(problems)} layout problem{'s' if len(problems) > 1 else ''}"
+        console.print(Text.assemble((f"check the video: {count}", "yellow"), "; the first: ", literal(problems[0].message)))
     console.print(Text(str(_place_output(final.output, out, sentence))), soft_wrap=True)

@@ -7,7 +7,7 @@ and `manimgen score` prints them: adding a score is adding a field here (and the
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
 from manimgen.metrics.registry import get_metric
@@ -15,9 +15,10 @@ from manimgen.metrics.registry import get_metric
 SqlType = str
 
 
-def _score(sql: SqlType, metric: str | None = None) -> Any:
-    """A Scores field: its SQLite column type and, for a measured value, the registered metric's name."""
-    return field(metadata={"sql": sql, "metric": metric})
+def _score(sql: SqlType, metric: str | None = None, **default: Any) -> Any:
+    """A Scores field: its SQLite column type and, for a measured value, the registered metric's name.
+    A field added after stores were written takes a `default`, which older stored scores read as."""
+    return field(metadata={"sql": sql, "metric": metric}, **default)
 
 
 @dataclass
@@ -38,6 +39,7 @@ class Scores:
     code_embedder: str = _score("TEXT")
     dtw: str = _score("TEXT")
     reference_status: str = _score("TEXT")
+    layout_findings: int | None = _score("INTEGER", default=None)  # of the rendered code; None: not rendered or unknown
 
     def label(self, name: str) -> str:
         """The metric's display name with the embedder behind it, e.g. ``VS[effnet-lite0]``."""
@@ -51,10 +53,11 @@ class Scores:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Scores:
-        missing = [name for name in SCORE_COLUMNS if name not in data]
+        required = [item.name for item in fields(cls) if item.default is MISSING]
+        missing = [name for name in required if name not in data]
         if missing:
             raise ValueError(f"scores lack {', '.join(missing)}: pass a dict written by Scores.to_dict")
-        return cls(**{name: data[name] for name in SCORE_COLUMNS})
+        return cls(**{name: data[name] for name in SCORE_COLUMNS if name in data})
 
 
 SCORE_COLUMNS: dict[str, SqlType] = {item.name: item.metadata["sql"] for item in fields(Scores)}
