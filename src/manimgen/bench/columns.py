@@ -72,6 +72,7 @@ def metric_columns(image_embedders: list[str], code_embedders: list[str]) -> lis
         Column("n", "n", whole),
         Column("RSR", "rsr", percent),
         Column("RSR, clean layout", "clean_rsr", percent),
+        Column("patterns met", "patterns_ok", percent),
         Column(label("vs"), "vs", percent),
         Column(label("cbb"), "cbb", score),
         Column(label("codebleu"), "codebleu", score),

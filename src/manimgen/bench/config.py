@@ -102,6 +102,7 @@ class RunConfig(BaseModel):
     strategies: list[StrategyEntry] = Field(min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
     split: Split = "test"
+    tasks_file: Path | None = None
     tasks: list[str] | None = None
     complexity: Literal["Basic", "Intermediate", "Advanced"] | None = None
     limit: int | None = Field(None, gt=0)

@@ -107,7 +107,8 @@ def gallery_html(run_dir: Path, tasks: dict[str, TaskRow], samples: Sequence[Sam
         task = tasks.get(task_id)
         task_samples = by_task[task_id]
         reference_code = task.reference_code if task else ""
-        figures = [media_html(run_dir, task.reference_media if task else None, "reference", "reference did not render")]
+        missing = "reference did not render" if reference_code.strip() else "no reference: judged by its sentence"
+        figures = [media_html(run_dir, task.reference_media if task else None, "reference", missing)]
         details = []
         for sample in task_samples:
             caption = f"{escape(_sample_name(sample))}: {_status_html(sample)}"

@@ -42,10 +42,11 @@ from manimgen.bench.config import ConfigError, ModelEntry, RunConfig, StrategyEn
 from manimgen.bench.generations import open_generation_cache
 from manimgen.bench.media import copy_into, reference_media_path, remove_partials, sample_media_path
 from manimgen.bench.store import Sample, Store, TaskRow, exclusive
-from manimgen.data import Task, load_tasks
+from manimgen.data import Task, load_task_file, load_tasks, select
 from manimgen.llm import LLM, LLMError, load_model
 from manimgen.llm.cache import CachedLLM, GenerationCache
 from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult
+from manimgen.scoring.free import NO_REFERENCE, reference_free_scores
 
 if TYPE_CHECKING:
     from manimgen.scoring import Scorer
@@ -88,7 +89,10 @@ class RunSummary:
 
 def plan(config: RunConfig) -> list[WorkItem]:
     """Every sample of the grid, model-major so each model is loaded once."""
-    tasks = load_tasks(config.split, complexity=config.complexity, ids=config.tasks, limit=config.limit)
+    if config.tasks_file is not None:
+        tasks = select(load_task_file(config.tasks_file), ids=config.tasks, limit=config.limit)
+    else:
+        tasks = load_tasks(config.split, complexity=config.complexity, ids=config.tasks, limit=config.limit)
     return [
         WorkItem(model, strategy, task, seed)
         for model in config.models
@@ -308,7 +312,10 @@ class BenchRunner:
         result = _reusable(trace.final_render, self.config.quality)
         if code and code.strip() and result is None:
             result = self._render(code, geometry=True)
-        scores = self._scorer().score_task(item.task, code, render=result)
+        if item.task.has_reference:
+            scores = self._scorer().score_task(item.task, code, render=result)
+        else:
+            scores = reference_free_scores(code, result, item.task.patterns)
         if scores.rendered and result is not None and result.geometry is not None:
             scores = replace(scores, layout_findings=len(layout_findings(result.geometry)))
         self._copy_reference(store, item.task)
@@ -336,12 +343,13 @@ class BenchRunner:
         with self._reference_lock:
             if task.id in self._copied_references:
                 return
-            result = self._render(task.reference_code)
-            media = None
-            if result.ok and result.output is not None:
-                media = str(copy_into(self.run_dir, result.output, reference_media_path(task.id, result.output.suffix)))
-            store.put_task(TaskRow(task.id, task.split, task.complexity, task.description, task.reference_code,
-                                   result.status.value, media))
+            status, media = NO_REFERENCE, None
+            if task.has_reference:
+                result = self._render(task.reference_code)
+                status = result.status.value
+                if result.ok and result.output is not None:
+                    media = str(copy_into(self.run_dir, result.output, reference_media_path(task.id, result.output.suffix)))
+            store.put_task(TaskRow(task.id, task.split, task.complexity, task.description, task.reference_code, status, media))
             self._copied_references.add(task.id)
 
     def _base_sample(self, item: WorkItem, trace: Trace | None, session: int, error: str | None) -> Sample:

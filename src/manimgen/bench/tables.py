@@ -32,6 +32,7 @@ class Aggregate:
     errors: int
     rsr: float | None
     clean_rsr: float | None
+    patterns_ok: float | None
     vs: float | None
     cbb: float | None
     codebleu: float | None
@@ -89,7 +90,8 @@ def aggregate(model: str, strategy: str, samples: Sequence[Sample], complexity: 
         errors=len(samples) - len(measured),
         rsr=average(lambda s: bool(s.score("rendered"))),
         clean_rsr=average(clean_render),
-        vs=average(lambda s: s.score("vs") or 0.0),
+        patterns_ok=average(lambda s: s.score("patterns_ok")),
+        vs=average(lambda s: s.score("vs")),
         cbb=average(lambda s: s.score("cbb")),
         codebleu=average(lambda s: s.score("codebleu")),
         code_cosine=average(lambda s: s.score("code_cosine")),

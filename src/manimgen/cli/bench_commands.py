@@ -28,6 +28,7 @@ def bench_run(
     split: Annotated[Optional[str], typer.Option(help=split_help())] = None,
     limit: Annotated[Optional[int], typer.Option(help="only the first N tasks of the split")] = None,
     tasks: Annotated[Optional[str], typer.Option(help="comma-separated task ids")] = None,
+    tasks_file: Annotated[Optional[Path], typer.Option(help="a JSON Lines file of sentences without references (instead of --split)")] = None,
     seed: Annotated[Optional[str], typer.Option(help="sampling seed, or comma-separated seeds")] = None,
     rounds: Annotated[Optional[int], typer.Option(help="feedback rounds K of the repair strategies")] = None,
     quality: Annotated[Optional[str], typer.Option(help=quality_help())] = None,
@@ -40,7 +41,7 @@ def bench_run(
     from manimgen.data import DatasetError
 
     overrides = {
-        "out": out, "models": models, "strategies": strategies, "split": split, "limit": limit, "tasks": tasks,
+        "out": out, "models": models, "strategies": strategies, "split": split, "limit": limit, "tasks": tasks, "tasks_file": tasks_file,
         "seeds": seed, "rounds": rounds, "quality": quality, "time_limit_s": time_limit, "score_workers": score_workers,
     }
     try:

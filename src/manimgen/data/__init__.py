@@ -6,6 +6,7 @@ from manimgen.data.builtin import BUILTIN_TASKS
 from manimgen.data.errors import DatasetError
 from manimgen.data.manimbench import load_manimbench, select
 from manimgen.data.task import Task
+from manimgen.data.task_file import load_task_file
 
 
 def load_tasks(
@@ -16,6 +17,8 @@ def load_tasks(
     directory: str | None = None,
 ) -> list[Task]:
     """Tasks of one split; "builtin" is our own set, the others come from ManimBench."""
+    if split == "file":
+        raise DatasetError("the file split is a task file's: pass --tasks-file FILE.jsonl (or tasks_file: in a config)")
     source = BUILTIN_TASKS if split == "builtin" else load_manimbench(directory)
     return select(source, split=split, complexity=complexity, ids=ids, limit=limit)
 
@@ -31,4 +34,4 @@ def find_task(task_id: str) -> Task:
     raise DatasetError(f"unknown task id {task_id!r}; list them with `manimgen tasks`")
 
 
-__all__ = ["BUILTIN_TASKS", "DatasetError", "Task", "find_task", "load_tasks", "select"]
+__all__ = ["BUILTIN_TASKS", "DatasetError", "Task", "find_task", "load_task_file", "load_tasks", "select"]

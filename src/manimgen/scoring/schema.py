@@ -23,16 +23,17 @@ def _score(sql: SqlType, metric: str | None = None, **default: Any) -> Any:
 
 @dataclass
 class Scores:
-    """Every metric of one generated code against its reference, and what produced them."""
+    """Every metric of one generated code against its reference, and what produced them. Against no
+    reference (a task file's task) the comparing metrics are None and the embedders empty."""
 
     render_status: str = _score("TEXT")
     rendered: bool = _score("INTEGER")
-    vs: float = _score("REAL", "vs")
-    ssim_dtw: float = _score("REAL", "ssim_dtw")
-    sem_dtw: float = _score("REAL", "sem_dtw")
-    codebleu: float = _score("REAL", "codebleu")
-    code_cosine: float = _score("REAL", "embedding_cosine")
-    cbb: float = _score("REAL", "cbb")
+    vs: float | None = _score("REAL", "vs")
+    ssim_dtw: float | None = _score("REAL", "ssim_dtw")
+    sem_dtw: float | None = _score("REAL", "sem_dtw")
+    codebleu: float | None = _score("REAL", "codebleu")
+    code_cosine: float | None = _score("REAL", "embedding_cosine")
+    cbb: float | None = _score("REAL", "cbb")
     ast_distance: float | None = _score("REAL", "ast_distance")  # None when the scorer skips it (the GRPO reward)
     syntax_error: bool = _score("INTEGER", "syntax_error")
     image_embedder: str = _score("TEXT")
@@ -40,6 +41,7 @@ class Scores:
     dtw: str = _score("TEXT")
     reference_status: str = _score("TEXT")
     layout_findings: int | None = _score("INTEGER", default=None)  # of the rendered code; None: not rendered or unknown
+    patterns_ok: bool | None = _score("INTEGER", default=None)  # the code matches its task's patterns; None: the task has none
 
     def label(self, name: str) -> str:
         """The metric's display name with the embedder behind it, e.g. ``VS[effnet-lite0]``."""
@@ -66,7 +68,7 @@ SCORE_COLUMNS: dict[str, SqlType] = {item.name: item.metadata["sql"] for item in
 METRIC_FIELDS: dict[str, str] = {item.name: item.metadata["metric"] for item in fields(Scores) if item.metadata["metric"]}
 """Each measured field and the registered metric whose title, embedder kind and direction it takes."""
 
-BOOL_SCORES = frozenset(item.name for item in fields(Scores) if item.type == "bool")
+BOOL_SCORES = frozenset(item.name for item in fields(Scores) if str(item.type).startswith("bool"))
 
 
 def metric_label(name: str, image_embedder: str | None, code_embedder: str | None) -> str:
