@@ -30,6 +30,7 @@ from manimgen.bench import BenchRunner, ConfigError, RunConfig, Sample, Store, S
 from manimgen.bench.config import ModelEntry, load_config, parse_config
 from manimgen.bench.generations import CACHE_NAME
 from manimgen.bench.report import compare_runs, run_info, write_report
+from manimgen.bench.runner import plan
 from manimgen.bench.store import exclusive
 from manimgen.cli import app
 from manimgen.data import load_tasks
@@ -175,6 +176,13 @@ def test_report_complexity_and_correlation_tables(grid: tuple[Path, ScriptedLLM]
     assert "CLIP ViT-L/14" in text  # our embedders are not the paper's: the report says so
     for plot in ("rsr_vs_by_strategy.png", "code_vs_visual.png", "vs_by_llm_calls.png"):
         assert (run_dir / "plots" / plot).read_bytes().startswith(b"\x89PNG")
+
+
+def test_report_counts_renders_within_each_budget_of_generations(grid: tuple[Path, ScriptedLLM]) -> None:
+    run_dir, _ = grid
+    headers, rows = markdown_section((run_dir / "report.md").read_text(), "Rendered within k generations (pass@k)")
+    assert headers == ["model", "strategy", "n", "k = 1", "k = 2", "k = 3"]
+    assert rows == [["fixed", "vanilla", "2", "50.0%", "50.0%", "50.0%"], ["fixed", "ritl", "2", "50.0%", "50.0%", "100.0%"]]
 
 
 def test_report_pairs_each_strategy_with_vanilla(grid: tuple[Path, ScriptedLLM]) -> None:
@@ -408,6 +416,13 @@ def test_shipped_configs_load() -> None:
     assert [m.name for m in grid.models] == ["base", "SFT", "GRPO"]
     assert [s.name for s in grid.strategies] == ["vanilla", "ritl", "ritl-doc"]
     assert (grid.split, grid.rounds, grid.time_limit_s, grid.render_timeout_s) == ("test", 3, 1800, 300)
+    for name in ("search-validation", "outside-prompts", "repair-feedback"):
+        config = load_config(REPO / "configs" / "bench" / f"{name}.yaml")
+        assert {"ritl-lint"} <= {s.name for s in config.strategies}
+    outside = load_config(REPO / "configs" / "bench" / "outside-prompts.yaml")
+    if outside.tasks_file.is_file():  # the shared data beside the checkout
+        items = plan(outside)
+        assert len({item.task.id for item in items}) == 50 and not any(item.task.has_reference for item in items)
 
 
 def test_config_parsing_and_errors(tmp_path: Path) -> None:

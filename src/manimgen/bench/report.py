@@ -32,9 +32,11 @@ from manimgen.bench.store import Sample, Session, Store
 from manimgen.bench.tables import (
     PUBLISHED,
     Aggregate,
+    BudgetRow,
     ConfigDelta,
     CorrelationRow,
     PairedGain,
+    budget_table,
     compare,
     complexity_table,
     correlation_table,
@@ -47,6 +49,7 @@ from manimgen.bench.tables import (
 Table = html.Table
 COMPLEXITY_FIELDS = ("n", "rsr", "vs", "cbb", "codebleu", "ast_distance")
 GAINS_HEADING = "Against vanilla (paired by task)"
+BUDGET_HEADING = "Rendered within k generations (pass@k)"
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,12 @@ def gains_table(rows: list[PairedGain], image_embedders: list[str], code_embedde
         for row in rows
     ]
     return headers, body
+
+
+def budget_html_table(rows: list[BudgetRow]) -> Table:
+    most = max((len(row.within) for row in rows), default=0)
+    headers = ["model", "strategy", "n", *(f"k = {k}" for k in range(1, most + 1))]
+    return headers, [[row.model, row.strategy, str(row.n), *(percent(value) for value in row.within)] for row in rows]
 
 
 def markdown_table(table: Table) -> str:
@@ -223,6 +232,7 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
         ("Main table", main),
         ("By complexity", by_complexity),
         (GAINS_HEADING, gains_table(gain_rows, images, codes)),
+        (BUDGET_HEADING, budget_html_table(budget_table(samples))),
         ("Code ↔ visual correlation (per model × strategy)", correlations),
     ]
 

@@ -7,6 +7,7 @@ RSR is the share of samples whose final code rendered, and VS is 0 for a sample 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -204,6 +205,35 @@ def paired_gains(samples: Sequence[Sample]) -> list[PairedGain]:
             )
         )
     return gains
+
+
+@dataclass(frozen=True)
+class BudgetRow:
+    """The share of a configuration's samples that had rendered code within each number of generations:
+    pass@k for a strategy that samples, the budget curve of one that repairs; so mixes compare at equal calls."""
+
+    model: str
+    strategy: str
+    n: int
+    within: tuple[float, ...]  # index k - 1: rendered within k generations
+
+
+def first_render(trace_json: str | None) -> int | None:
+    """The number of generations up to the first round whose code rendered, from a stored trace."""
+    rounds = json.loads(trace_json)["rounds"] if trace_json else []
+    return next((index + 1 for index, round_ in enumerate(rounds) if (round_.get("render") or {}).get("status") == "ok"), None)
+
+
+def budget_table(samples: Sequence[Sample]) -> list[BudgetRow]:
+    """Rendered within k = 1 … K generations per configuration (K: the most any sample used); needs traces."""
+    measured = [sample for sample in samples if sample.status != "error" and sample.trace_json]
+    most = max((sample.llm_calls or 0 for sample in measured), default=0)
+    rows = []
+    for (model, strategy), config_samples in group(measured).items():
+        firsts = [first_render(sample.trace_json) for sample in config_samples]
+        within = tuple(sum(first is not None and first <= k for first in firsts) / len(firsts) for k in range(1, most + 1))
+        rows.append(BudgetRow(model, strategy, len(firsts), within))
+    return rows
 
 
 def embedders(samples: Iterable[Sample]) -> tuple[list[str], list[str]]:
