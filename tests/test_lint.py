@@ -4,6 +4,8 @@ every ManimBench reference (human-written scenes that render with manim 0.19).""
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 import textwrap
 
 import manim
@@ -208,3 +210,11 @@ def test_no_finding_on_any_manimbench_reference(split):
     assert tasks, f"no {split} tasks"
     reported = {task.id: [str(f) for f in lint(task.reference_code)] for task in tasks}
     assert {task_id: found for task_id, found in reported.items() if found} == {}
+
+
+def test_linting_imports_manim_quietly() -> None:
+    """The first import of manim in a process may come from the lint; pydub's ffmpeg warning must not reach a user."""
+    program = "from manimgen.agent.lint import lint\nprint(lint('from manim import *\\nclass A(Scene):\\n    pass\\n'))"
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
+    assert "ffmpeg" not in done.stderr

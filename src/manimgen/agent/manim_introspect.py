@@ -9,10 +9,12 @@ source counts as an attribute. A false alarm would send a model to "fix" working
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import textwrap
 from dataclasses import dataclass
 from functools import cache
+from types import ModuleType
 from typing import Any
 
 from manimgen.manim_import import manim as manim_module
@@ -20,12 +22,16 @@ from manimgen.manim_import import manim as manim_module
 KWARGS_HARMLESS_METHODS = frozenset({"pop", "get", "setdefault", "update"})
 
 
+def import_manim_module(module_name: str) -> ModuleType:
+    """`manim` or one of its submodules, with manim itself imported quietly first (see manim_import)."""
+    manim_module()
+    return importlib.import_module(module_name)
+
+
 @cache
 def star_names(module_name: str = "manim") -> frozenset[str]:
     """The names `from <module> import *` binds."""
-    import importlib
-
-    module = importlib.import_module(module_name)
+    module = import_manim_module(module_name)
     exported = getattr(module, "__all__", None)
     if exported is not None:
         return frozenset(exported)

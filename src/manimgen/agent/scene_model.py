@@ -176,7 +176,7 @@ class SceneModel:
         if not is_manim:
             self.unresolved_star |= stars
             return
-        module = importlib.import_module(module_name)
+        module = api.import_manim_module(module_name)
         for alias in node.names:
             if alias.name == "*":
                 if module_name == MANIM:
