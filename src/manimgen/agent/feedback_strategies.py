@@ -18,6 +18,7 @@ feedback rounds like a failed render does. Their feedback goes into the repair p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -133,8 +134,12 @@ def save_frames(video: Path, times: list[float]) -> list[str]:
     return paths
 
 
-def keep_best_render(trace: Trace) -> Trace:
-    """End on the rendered round with the fewest layout findings (the earliest among equals).
+def layout_count(round_: Round) -> int:
+    return len(layout_findings(round_.render.geometry if round_.render else None))
+
+
+def keep_best_render(trace: Trace, problems: Callable[[Round], int] = layout_count) -> Trace:
+    """End on the rendered round with the fewest problems, layout findings by default (the earliest among equals).
 
     A layout repair replaces a working video only when it leaves fewer problems: one that trades a
     problem for another (a dot shrunk out of sight "fixed" by growing it past the frame) is no
@@ -146,7 +151,7 @@ def keep_best_render(trace: Trace) -> Trace:
     rendered = [(round_, round_.render) for round_ in trace.rounds if round_.render is not None and round_.render.ok]
     if not rendered:
         return trace
-    best, result = min(rendered, key=lambda pair: (len(layout_findings(pair[1].geometry)), pair[0].index))
+    best, result = min(rendered, key=lambda pair: (problems(pair[0]), pair[0].index))
     if result is trace.final_render:
         return trace
     return replace(trace, final_code=best.code, final_render=result)

@@ -8,18 +8,23 @@ keep RITL's budget of 1 + K generations but spend it differently:
   lint findings whose fix is certain); a repair that repeats code already tried, or follows a
   failed repair, is replaced by a fresh draft of the sentence at a higher temperature.
 - `sample-lint`: every generation is a fresh draft (the first at the run's temperature, the rest
-  hotter), repaired mechanically and checked by the lint; only clean drafts are rendered, with their
-  layout recorded. The run stops at the first render without layout findings and otherwise ends on
-  the rendered draft with the fewest. Nothing in the choice looks at a reference.
+  hotter), repaired mechanically and checked by the lint; only clean drafts are rendered. A render
+  is judged by its layout and its sentence (agent/judge.py: a blank video, a still where motion is
+  asked, a quoted text the code never writes). The run stops at the first render without problems
+  and otherwise ends on the rendered draft with the fewest. Nothing in the choice looks at a reference.
 """
 
 from __future__ import annotations
 
 from manimgen.agent.autofix import autofix
-from manimgen.agent.feedback_strategies import LayoutRepairLoop, LintCheck
+from manimgen.agent.feedback_strategies import LintCheck, keep_best_render
+from manimgen.agent.judge import problem_count, sentence_problems
+from manimgen.agent.layout import format_layout, layout_findings
 from manimgen.agent.prompts import generation_messages
-from manimgen.agent.strategies import AgentRun, RepairLoop, register_strategy
-from manimgen.agent.trace import Round
+from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, register_strategy
+from manimgen.agent.trace import Round, Trace
+from manimgen.llm.base import LLM
+from manimgen.render.result import RenderResult
 
 RESAMPLE_TEMPERATURE = 0.8
 """A fresh draft's temperature: hot enough to differ from the drafts before it (seeds differ too)."""
@@ -63,11 +68,25 @@ class LintFixLoop(MechanicalRepair, LintCheck, RepairLoop):
     "sample-lint",
     summary=(
         "best of 1 + K independent drafts: each repaired mechanically and checked by the lint, only clean "
-        "ones rendered; stops at the first render without layout findings, else keeps the render with fewest"
+        "ones rendered; stops at the first render without layout or sentence problems (blank, a still where "
+        "motion is asked, a quoted text missing), else keeps the render with fewest"
     ),
 )
-class SampleLoop(MechanicalRepair, LintCheck, LayoutRepairLoop):
-    """Resample instead of repairing; the lint is the free verifier and the layout check the judge."""
+class SampleLoop(MechanicalRepair, LintCheck, RepairLoop):
+    """Resample instead of repairing; the lint is the free verifier, the layout and sentence checks the judge."""
 
     def follow_up(self, run: AgentRun, previous: Round) -> Round:
         return fresh_draft(run)
+
+    def after_render(self, run: AgentRun, result: RenderResult) -> str | None:
+        code = run.rounds[-1].code or ""
+        findings = layout_findings(result.geometry)
+        problems = sentence_problems(run.description, code, result)
+        if not findings and not problems:
+            return None
+        lines = [format_layout(findings)] if findings else ["The scene rendered without errors, but:"]
+        return "\n".join([*lines, *(f"- {problem}" for problem in problems)])
+
+    def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace:
+        trace = super().run(llm, description, config, on_round)
+        return keep_best_render(trace, lambda round_: problem_count(description, round_.code or "", round_.render))

@@ -1,0 +1,63 @@
+"""Reference-free checks of a render against its sentence, on real renders."""
+
+from __future__ import annotations
+
+from counting_renderer import CountingRenderer
+
+from manimgen.agent import AgentConfig, format_target, run_agent
+from manimgen.agent.judge import quoted_texts, sentence_problems
+from manimgen.agent.trace import STOP_RENDERED
+from manimgen.llm.scripted import ScriptedLLM
+from manimgen.render import render
+
+HEAD = "from manim import *\n\n\nclass S(Scene):\n    def construct(self):\n"
+STILL = HEAD + "        self.add(Circle(color=BLUE))\n"
+MOVING = HEAD + "        circle = Circle(color=BLUE)\n        self.play(circle.animate.shift(RIGHT), run_time=0.5)\n"
+BLANK = HEAD + "        self.wait(0.5)\n"
+HELLO = HEAD + "        self.play(Write(Text('Hello World')), run_time=0.5)\n"
+
+
+def test_a_still_picture_for_a_sentence_that_asks_for_motion() -> None:
+    still = render(STILL, quality="preview")
+    assert still.ok and still.output.suffix == ".png"
+    assert sentence_problems("A blue circle moves to the right.", STILL, still) == [
+        "the sentence asks for motion, but the scene is a still picture: animate it with self.play(...)"
+    ]
+    assert sentence_problems("A blue circle.", STILL, still) == []
+    moving = render(MOVING, quality="preview")
+    assert sentence_problems("A blue circle moves to the right.", MOVING, moving) == []
+
+
+def test_a_blank_video_is_named() -> None:
+    blank = render(BLANK, quality="preview")
+    assert blank.ok and sentence_problems("A pause.", BLANK, blank) == [
+        "every frame of the video is one flat colour: nothing visible is drawn"
+    ]
+
+
+def test_quoted_text_must_be_written() -> None:
+    assert quoted_texts("Show the text 'Hello World', then \"Bye\"; it's “done”.") == ["Hello World", "Bye", "done"]
+    hello = render(HELLO, quality="preview")
+    assert sentence_problems("Write 'Hello World' on the screen.", HELLO, hello) == []
+    assert sentence_problems("Write 'Goodbye' on the screen.", HELLO, hello) == [
+        "the sentence quotes 'Goodbye', but the code never writes that text"
+    ]
+
+
+def test_sampling_passes_over_a_still_when_motion_is_asked() -> None:
+    llm = ScriptedLLM(format_target(STILL), format_target(MOVING))
+    with CountingRenderer() as renderer:
+        trace = run_agent(llm, "A blue circle moves to the right.", "sample-lint", AgentConfig(rounds=3, renderer=renderer))
+    first, second = trace.rounds
+    assert "still picture" in first.feedback and second.kind == "resample"
+    assert trace.final_code == MOVING and trace.stop_reason == STOP_RENDERED
+
+
+def test_sampling_keeps_the_candidate_with_fewest_problems() -> None:
+    sentence = "The word 'Hi' while a blue circle moves to the right."
+    llm = ScriptedLLM(format_target(MOVING), format_target(BLANK))
+    with CountingRenderer() as renderer:
+        trace = run_agent(llm, sentence, "sample-lint", AgentConfig(rounds=1, renderer=renderer))
+    first, second = (sentence_problems(sentence, r.code, r.render) for r in trace.rounds)
+    assert (len(first), len(second)) == (1, 2)
+    assert trace.final_code == MOVING, "the moving circle without its word beats a blank video without it"
