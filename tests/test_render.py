@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scenes import ANIMATED, STATIC
 
 from manimgen.data import BUILTIN_TASKS
 from manimgen.render import RenderCache, RenderJob, RenderPool, RenderStatus, render, render_key, sample_frames
 from manimgen.render.cache import uncached_store
 from manimgen.render.child import choose_scene
-from scenes import ANIMATED, STATIC
 
 TWO_SCENES = """from manim import *
 

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from scenes import ANIMATED, STATIC
 
 from manimgen.render import Limits, RenderJob, RenderPool, RenderStatus, cgroups, render
 from manimgen.render.volume import hard_quota_available
-from scenes import ANIMATED, STATIC
 
 LOOP = STATIC.replace("self.add(Square(color=RED))", "while True:\n            pass")
 UNKNOWN_NAME = STATIC.replace("Square(color=RED)", "Squircle()")
