@@ -185,6 +185,24 @@ def test_report_counts_renders_within_each_budget_of_generations(grid: tuple[Pat
     assert rows == [["fixed", "vanilla", "2", "50.0%", "50.0%", "50.0%"], ["fixed", "ritl", "2", "50.0%", "50.0%", "100.0%"]]
 
 
+def test_report_counts_failures_by_kind(grid: tuple[Path, ScriptedLLM]) -> None:
+    run_dir, _ = grid
+    headers, rows = markdown_section((run_dir / "report.md").read_text(), "Failures by kind")
+    assert rows == [["fixed", "vanilla", "1", "lint:unknown-name 1"]]
+
+
+def test_failure_kinds_name_the_render_error_when_the_lint_finds_nothing() -> None:
+    from manimgen.bench.tables import failure_kind
+
+    trace = {"final_render": {"status": "code_error", "error_tail": "Traceback ...\nZeroDivisionError: division by zero"}}
+    base = dict(model="m", strategy="s", task_id="t", seed=0, model_spec="m", strategy_name="s", strategy_params="{}",
+                quality="low", complexity="Basic", trace_json=json.dumps(trace))
+    assert failure_kind(Sample(**base, status="render_failed", final_code=GOOD.replace("run_time=1", "run_time=1 / 0"))) == "code_error:ZeroDivisionError"
+    assert failure_kind(Sample(**base, status="render_failed", final_code=BROKEN)) == "lint:unknown-name"
+    assert failure_kind(Sample(**base, status="timeout", final_code=GOOD)) == "time limit"
+    assert failure_kind(Sample(**base, status="no_code", final_code=None)) == "no code"
+
+
 def test_report_pairs_each_strategy_with_vanilla(grid: tuple[Path, ScriptedLLM]) -> None:
     run_dir, _ = grid
     headers, rows = markdown_section((run_dir / "report.md").read_text(), "Against vanilla (paired by task)")

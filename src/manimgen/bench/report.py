@@ -42,6 +42,7 @@ from manimgen.bench.tables import (
     correlation_table,
     differs_from_paper,
     embedders,
+    failure_table,
     main_table,
     paired_gains,
 )
@@ -50,6 +51,7 @@ Table = html.Table
 COMPLEXITY_FIELDS = ("n", "rsr", "vs", "cbb", "codebleu", "ast_distance")
 GAINS_HEADING = "Against vanilla (paired by task)"
 BUDGET_HEADING = "Rendered within k generations (pass@k)"
+FAILURES_HEADING = "Failures by kind"
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,12 @@ def budget_html_table(rows: list[BudgetRow]) -> Table:
     most = max((len(row.within) for row in rows), default=0)
     headers = ["model", "strategy", "n", *(f"k = {k}" for k in range(1, most + 1))]
     return headers, [[row.model, row.strategy, str(row.n), *(percent(value) for value in row.within)] for row in rows]
+
+
+def failures_html_table(rows: list[tuple[str, str, dict[str, int]]]) -> Table:
+    body = [[model, strategy, str(sum(kinds.values())), ", ".join(f"{kind} {count}" for kind, count in kinds.items())]
+            for model, strategy, kinds in rows]
+    return ["model", "strategy", "failed", "by kind (first static finding, else the render's error)"], body
 
 
 def markdown_table(table: Table) -> str:
@@ -233,6 +241,7 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
         ("By complexity", by_complexity),
         (GAINS_HEADING, gains_table(gain_rows, images, codes)),
         (BUDGET_HEADING, budget_html_table(budget_table(samples))),
+        (FAILURES_HEADING, failures_html_table(failure_table(samples))),
         ("Code ↔ visual correlation (per model × strategy)", correlations),
     ]
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from manimgen.agent.lint import lint
 from manimgen.bench.store import Sample
 from manimgen.metrics.correlation import Correlation, pearson, spearman
 
@@ -233,6 +235,38 @@ def budget_table(samples: Sequence[Sample]) -> list[BudgetRow]:
         firsts = [first_render(sample.trace_json) for sample in config_samples]
         within = tuple(sum(first is not None and first <= k for first in firsts) / len(firsts) for k in range(1, most + 1))
         rows.append(BudgetRow(model, strategy, len(firsts), within))
+    return rows
+
+
+EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)):", re.M)
+
+
+def failure_kind(sample: Sample) -> str:
+    """Why a measured sample's final code did not render, in one word: no code, the time limit, the
+    first static finding (`lint:bad-kwarg`), else the render's status and exception (`code_error:NameError`)."""
+    if sample.status == "no_code" or not (sample.final_code or "").strip():
+        return "no code"
+    if sample.status == "timeout":
+        return "time limit"
+    findings = lint(sample.final_code or "")
+    if findings:
+        return f"lint:{findings[0].code}"
+    trace = json.loads(sample.trace_json) if sample.trace_json else {}
+    render = trace.get("final_render") or {}
+    raised = EXCEPTION.findall(render.get("error_tail") or "")
+    status = render.get("status") or sample.score("render_status") or "not rendered"
+    return f"{status}:{raised[-1].rsplit('.', 1)[-1]}" if raised else str(status)
+
+
+def failure_table(samples: Sequence[Sample]) -> list[tuple[str, str, dict[str, int]]]:
+    """Per configuration, its failed samples counted by kind, most common first (needs traces)."""
+    rows = []
+    for (model, strategy), config_samples in group(s for s in samples if s.status not in ("error", "ok")).items():
+        kinds: dict[str, int] = {}
+        for sample in config_samples:
+            kind = failure_kind(sample)
+            kinds[kind] = kinds.get(kind, 0) + 1
+        rows.append((model, strategy, dict(sorted(kinds.items(), key=lambda item: (-item[1], item[0])))))
     return rows
 
 
