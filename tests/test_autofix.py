@@ -46,6 +46,14 @@ def test_a_missing_import_is_added() -> None:
     assert fixed.notes[0] == "line 1: added `from manim import *` (`Scene` is a manim name)" and lint(fixed.code) == []
 
 
+def test_a_numpy_function_gets_its_import() -> None:
+    code = scene("graph = FunctionGraph(lambda x: sin(x) + sqrt(abs(x)))", "self.add(graph)")
+    fixed = autofix(code)
+    assert fixed.code == "from numpy import sqrt\nfrom numpy import sin\n" + code
+    assert fixed.notes == ["line 1: added `from numpy import sin` (`sin` is numpy's)", "line 1: added `from numpy import sqrt` (`sqrt` is numpy's)"]
+    assert lint(fixed.code) == [] and render(fixed.code, quality="preview").ok
+
+
 def test_uncertain_problems_are_left_to_the_model() -> None:
     code = scene("words = TextMobject('hi')", "self.add(words, Cirlce3D())")
     fixed = autofix(code)

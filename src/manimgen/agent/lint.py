@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy
+
 from manimgen.agent import manim_introspect as api
 from manimgen.agent.edits import Edit, node_edit
 from manimgen.agent.removed_api import REMOVED_METHODS, REMOVED_MODULES, REMOVED_NAMES, Replacement
@@ -201,6 +203,8 @@ class _Checker:
                 candidates = self.model.local_names | set(api.star_names()) | set(dir(builtins))
                 meant = certain_match(name, candidates)
                 fix = node_edit(node, meant, f"`{name}` → `{meant}` (not defined; the only name it can mean)") if meant else None
+                if fix is None and name.islower() and callable(getattr(numpy, name, None)):
+                    fix = Edit(1, 1, 1, 1, f"from numpy import {name}\n", f"added `from numpy import {name}` (`{name}` is numpy's)")
                 self.report(node, "unknown-name", f"`{name}` is not defined{also}: neither the code nor manim {manim_version()} defines it.{_suggest(name, candidates)}", fix)
 
     def _check_call(self, call: ast.Call, target: Any, receiver: Instance | None) -> None:
