@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 from rich.text import Text
 
+from manimgen.agent.search_strategies import DEFAULT_STRATEGY
 from manimgen.cli.app import QualityOption, app, console, fail, literal
 from manimgen.cli.choices import model_help, strategy_help
 from manimgen.llm.base import Sampling
@@ -68,7 +69,7 @@ def _place_output(output: Path, out: Path | None, sentence: str) -> Path:
 def generate(
     sentence: Annotated[str, typer.Argument(help="what the animation should show")],
     model: Annotated[Optional[str], typer.Option(help=model_help())] = None,
-    strategy: Annotated[str, typer.Option(help=strategy_help())] = "ritl-doc",
+    strategy: Annotated[str, typer.Option(help=strategy_help())] = DEFAULT_STRATEGY,
     rounds: Annotated[int, typer.Option(min=0, help="feedback rounds K after the first generation")] = 3,
     temperature: Annotated[float, typer.Option(min=0.0, help="sampling temperature")] = Sampling.temperature,
     max_tokens: Annotated[int, typer.Option(min=1, help="most tokens per answer")] = Sampling.max_tokens,
