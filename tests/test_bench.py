@@ -63,20 +63,14 @@ TASKS = ["circle-to-square", "three-dots"]
 #   ritl/three-dots:          (broken, replayed), no code, good  -> ok, 3 rounds
 ANSWERS = [format_target(GOOD), format_target(BROKEN), "I cannot.", format_target(GOOD)]
 
-MAIN_FIELDS = {  # report header prefix -> (SQL expression over the config's rows, format)
-    "n": ("COUNT(*)", "{:.0f}"),
-    "RSR": ("AVG(rendered)", "{:.1%}"),
-    "RSR, clean layout": ("AVG(CASE WHEN rendered THEN layout_findings = 0 ELSE 0 END)", "{:.1%}"),
-    "VS[": ("AVG(vs)", "{:.1%}"),
-    "CBB[": ("AVG(cbb)", "{:.3f}"),
-    "CodeBLEU": ("AVG(codebleu)", "{:.3f}"),
-    "COS[": ("AVG(code_cosine)", "{:.3f}"),
-    "ASTDist": ("AVG(ast_distance)", "{:.3f}"),
-    "rounds": ("AVG(rounds)", "{:.2f}"),
-    "LLM calls": ("AVG(llm_calls)", "{:.2f}"),
-    "tokens": ("AVG(prompt_tokens + completion_tokens)", "{:.0f}"),
-    "seconds": ("AVG(seconds)", "{:.1f}"),
+MAIN_FIELDS_BY_FORMAT = {  # format -> report header prefix -> SQL expression over the config's rows
+    "{:.0f}": {"n": "COUNT(*)", "tokens": "AVG(prompt_tokens + completion_tokens)"},
+    "{:.1%}": {"RSR": "AVG(rendered)", "RSR, clean layout": "AVG(CASE WHEN rendered THEN layout_findings = 0 ELSE 0 END)", "VS[": "AVG(vs)"},
+    "{:.3f}": {"CBB[": "AVG(cbb)", "CodeBLEU": "AVG(codebleu)", "COS[": "AVG(code_cosine)", "ASTDist": "AVG(ast_distance)"},
+    "{:.2f}": {"rounds": "AVG(rounds)", "LLM calls": "AVG(llm_calls)"},
+    "{:.1f}": {"seconds": "AVG(seconds)"},
 }
+MAIN_FIELDS = {prefix: (sql, form) for form, fields in MAIN_FIELDS_BY_FORMAT.items() for prefix, sql in fields.items()}
 
 
 def grid_config(out: Path, **changes: object) -> RunConfig:

@@ -49,14 +49,19 @@ def fresh_draft(run: AgentRun) -> Round:
     return run.ask("resample", generation_messages(run.description), temperature=RESAMPLE_TEMPERATURE)
 
 
-@register_strategy(
-    "ritl-lint-fix",
-    summary=(
-        "ritl-lint whose answers are first repaired mechanically (ManimGL names, near-miss names, keyword "
-        "arguments no parameter takes, a missing import, unclosed brackets; each fix recorded in the trace); "
-        "a repair that repeats tried code, or follows a failed repair, becomes a fresh draft"
-    ),
+LINT_FIX_SUMMARY = (
+    "ritl-lint whose answers are first repaired mechanically (ManimGL names, near-miss names, keyword "
+    "arguments no parameter takes, a missing import, unclosed brackets; each fix recorded in the trace); "
+    "a repair that repeats tried code, or follows a failed repair, becomes a fresh draft"
 )
+SAMPLE_SUMMARY = (
+    "best of 1 + K independent drafts: each repaired mechanically and checked by the lint, only clean "
+    "ones rendered; stops at the first render without layout or sentence problems (blank, a still where "
+    "motion is asked, a quoted text missing), else keeps the render with fewest"
+)
+
+
+@register_strategy("ritl-lint-fix", summary=LINT_FIX_SUMMARY)
 class LintFixLoop(MechanicalRepair, LintCheck, RepairLoop):
     """Repair once; when the model echoes or its repair fails, draw a new draft instead of insisting."""
 
@@ -67,14 +72,7 @@ class LintFixLoop(MechanicalRepair, LintCheck, RepairLoop):
         return super().follow_up(run, previous)
 
 
-@register_strategy(
-    "sample-lint",
-    summary=(
-        "best of 1 + K independent drafts: each repaired mechanically and checked by the lint, only clean "
-        "ones rendered; stops at the first render without layout or sentence problems (blank, a still where "
-        "motion is asked, a quoted text missing), else keeps the render with fewest"
-    ),
-)
+@register_strategy("sample-lint", summary=SAMPLE_SUMMARY)
 class SampleLoop(MechanicalRepair, LintCheck, RepairLoop):
     """Resample instead of repairing; the lint is the free verifier, the layout and sentence checks the judge."""
 
