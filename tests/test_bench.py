@@ -428,7 +428,7 @@ def test_shipped_configs_load() -> None:
     assert [m.name for m in grid.models] == ["base", "SFT", "GRPO"]
     assert [s.name for s in grid.strategies] == ["vanilla", "ritl", "ritl-doc"]
     assert (grid.split, grid.rounds, grid.time_limit_s, grid.render_timeout_s) == ("test", 3, 1800, 300)
-    for name in ("search-validation", "outside-prompts", "repair-feedback"):
+    for name in ("search-validation", "search-test", "outside-prompts", "repair-feedback"):
         config = load_config(REPO / "configs" / "bench" / f"{name}.yaml")
         assert {"ritl-lint"} <= {s.name for s in config.strategies}
     outside = load_config(REPO / "configs" / "bench" / "outside-prompts.yaml")
