@@ -17,6 +17,11 @@ class Edit:
     text: str
     note: str
 
+    @classmethod
+    def insert(cls, line: int, column: int, text: str, note: str) -> Edit:
+        """`text` added at one position, nothing replaced."""
+        return cls(line, column, line, column, text, note)
+
     def apply(self, code: str) -> str:
         lines = code.splitlines(keepends=True)
         start = _offset(lines, self.line, self.column)

@@ -19,7 +19,7 @@ import inspect
 import io
 import tokenize
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy
@@ -103,7 +103,7 @@ def _close_brackets(code: str, line: int, problem: str) -> Edit | None:
         return None
     closers = "".join(reversed(stack))
     end = len(text.rstrip().encode()) + 1
-    return Edit(line, end, line, end, closers, f"closed the brackets the line left open (added `{closers}`)")
+    return Edit.insert(line, end, closers, f"closed the brackets the line left open (added `{closers}`)")
 
 
 def certain_match(name: str, candidates: Any) -> str | None:
@@ -197,14 +197,14 @@ class _Checker:
                 fix = node_edit(node, rename, f"`{name}` → `{rename}` (ManimGL or old manim API)") if rename else None
                 self.report(node, "removed-api", _removed(name, REMOVED_NAMES, "ManimGL or old manim API") + also, fix)
             elif name in api.star_names():
-                fix = Edit(1, 1, 1, 1, "from manim import *\n", f"added `from manim import *` (`{name}` is a manim name)")
+                fix = Edit.insert(1, 1, "from manim import *\n", f"added `from manim import *` (`{name}` is a manim name)")
                 self.report(node, "unknown-name", f"`{name}` is not defined{also}: it is a manim name, so add `from manim import *`.", fix)
             else:
                 candidates = self.model.local_names | set(api.star_names()) | set(dir(builtins))
                 meant = certain_match(name, candidates)
                 fix = node_edit(node, meant, f"`{name}` → `{meant}` (not defined; the only name it can mean)") if meant else None
                 if fix is None and name.islower() and callable(getattr(numpy, name, None)):
-                    fix = Edit(1, 1, 1, 1, f"from numpy import {name}\n", f"added `from numpy import {name}` (`{name}` is numpy's)")
+                    fix = Edit.insert(1, 1, f"from numpy import {name}\n", f"added `from numpy import {name}` (`{name}` is numpy's)")
                 self.report(node, "unknown-name", f"`{name}` is not defined{also}: neither the code nor manim {manim_version()} defines it.{_suggest(name, candidates)}", fix)
 
     def _check_call(self, call: ast.Call, target: Any, receiver: Instance | None) -> None:
@@ -307,7 +307,8 @@ def _method_fix(func: ast.Attribute, rename: str, why: str) -> Edit:
 def _keyword_fix(call: ast.Call, keyword: ast.keyword, meant: str | None, label: str) -> Edit:
     """Rename the keyword to the one parameter it certainly meant, else drop it (the call binds without it)."""
     if meant is not None:
-        start = Edit(keyword.lineno, keyword.col_offset + 1, keyword.lineno, keyword.col_offset + 1 + len(keyword.arg or ""), meant, "")
-        return replace(start, note=f"`{label}(..., {keyword.arg}=...)` → `{meant}=...` (the only parameter it can mean)")
+        column = keyword.col_offset + 1
+        note = f"`{label}(..., {keyword.arg}=...)` → `{meant}=...` (the only parameter it can mean)"
+        return Edit(keyword.lineno, column, keyword.lineno, column + len((keyword.arg or "").encode()), meant, note)
     kept = ast.Call(call.func, call.args, [other for other in call.keywords if other is not keyword])
     return node_edit(call, ast.unparse(kept), f"dropped `{keyword.arg}=...` from `{label}(...)`, which takes no such keyword")

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from manimgen.scoring.schema import BOOL_SCORES, SCORE_COLUMNS, Scores
+from manimgen.scoring.schema import SCORE_COLUMNS, Scores
 
 STORE_NAME = "results.sqlite"
 LOCK_NAME = ".lock"
@@ -332,7 +332,7 @@ class Store:
         values = {item.name: getattr(sample, item.name) for item in fields(Sample) if item.name != "scores"}
         values["recorded_at"] = values["recorded_at"] or now()
         scores = sample.scores.to_dict() if sample.scores is not None else {}
-        values.update({name: _column_value(name, scores.get(name)) for name in SCORE_COLUMNS})
+        values.update({name: scores.get(name) for name in SCORE_COLUMNS})  # sqlite3 binds a bool as 0/1
         values["scores_json"] = json.dumps(scores, sort_keys=True) if sample.scores is not None else None
         columns = ", ".join(SAMPLE_COLUMNS)
         placeholders = ", ".join(f":{name}" for name in SAMPLE_COLUMNS)
@@ -376,11 +376,6 @@ class Store:
 
     def count(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM samples")[0][0])
-
-
-def _column_value(name: str, value: Any) -> Any:
-    """A Scores value as SQLite keeps it: booleans as 0/1."""
-    return int(value) if name in BOOL_SCORES and value is not None else value
 
 
 def _sample_from_row(row: sqlite3.Row) -> Sample:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
-from manimgen.metrics.registry import get_metric
+from manimgen.metrics.registry import Metric, get_metric
 
 SqlType = str
 
@@ -68,20 +68,21 @@ SCORE_COLUMNS: dict[str, SqlType] = {item.name: item.metadata["sql"] for item in
 METRIC_FIELDS: dict[str, str] = {item.name: item.metadata["metric"] for item in fields(Scores) if item.metadata["metric"]}
 """Each measured field and the registered metric whose title, embedder kind and direction it takes."""
 
-BOOL_SCORES = frozenset(item.name for item in fields(Scores) if str(item.type).startswith("bool"))
-
 
 def metric_label(name: str, image_embedder: str | None, code_embedder: str | None) -> str:
     """A measured field's display name with the embedder(s) behind it ("a/b" for several), e.g. ``VS[effnet-lite0]``."""
-    if name not in METRIC_FIELDS:
-        raise ValueError(f"unknown score {name!r}; choose one of: {', '.join(METRIC_FIELDS)}")
-    registered = get_metric(METRIC_FIELDS[name])
+    registered = _metric_of(name)
     embedder = {"image": image_embedder, "code": code_embedder}.get(registered.embedder_kind or "")
     return get_metric(f"{registered.name}[{embedder}]").label if embedder else registered.label
 
 
 def arrow(name: str) -> str:
     """"↑" when a higher value of the measured field is better, "↓" when lower is."""
+    return "↑" if _metric_of(name).higher_is_better else "↓"
+
+
+def _metric_of(name: str) -> Metric:
+    """The registered metric behind a measured field; any other name is refused naming the fields."""
     if name not in METRIC_FIELDS:
         raise ValueError(f"unknown score {name!r}; choose one of: {', '.join(METRIC_FIELDS)}")
-    return "↑" if get_metric(METRIC_FIELDS[name]).higher_is_better else "↓"
+    return get_metric(METRIC_FIELDS[name])
