@@ -60,19 +60,22 @@ def dtw_help() -> str:
     return f"{one_of(DTW_METHODS, DTW_METHODS[0])}: fastdtw is the paper's approximation"
 
 
+def _markdown(headers: list[str], rows: typing.Iterable[list[str]]) -> str:
+    lines = [headers, ["---"] * len(headers), *rows]
+    return "\n".join(f"| {' | '.join(cells)} |" for cells in lines)
+
+
 def strategies_table() -> str:
-    rows = [f"| `{name}` | {summary} |" for name, summary in strategy_summaries().items()]
-    return "\n".join(["| strategy | what happens |", "|---|---|", *rows])
+    return _markdown(["strategy", "what happens"], ([f"`{name}`", summary] for name, summary in strategy_summaries().items()))
 
 
 def models_table() -> str:
-    rows = [f"| `{name}` | {model.description} | {model.size / 1e9:.2f} GB |" for name, model in MODELS.items()]
-    return "\n".join(["| name | model | weights |", "|---|---|---|", *rows])
+    rows = ([f"`{name}`", model.description, f"{model.size / 1e9:.2f} GB"] for name, model in MODELS.items())
+    return _markdown(["name", "model", "weights"], rows)
 
 
 def specs_table() -> str:
-    rows = [f"| `{provider.syntax}` | {provider.summary} |" for provider in PROVIDERS.values()]
-    return "\n".join(["| spec | what it loads |", "|---|---|", *rows])
+    return _markdown(["spec", "what it loads"], ([f"`{p.syntax}`", p.summary] for p in PROVIDERS.values()))
 
 
 def metrics_table() -> str:
@@ -80,13 +83,13 @@ def metrics_table() -> str:
     for field, name in METRIC_FIELDS.items():
         metric = get_metric(name)
         embedder = f"{metric.embedder_kind} ({metric.embedder})" if metric.embedder_kind else "–"
-        rows.append(f"| `{field}` | {metric.title} | {arrow(field)} | {metric.inputs} | {embedder} |")
-    return "\n".join(["| score | label | better | compares | embedder (default) |", "|---|---|---|---|---|", *rows])
+        rows.append([f"`{field}`", metric.title, arrow(field), metric.inputs, embedder])
+    return _markdown(["score", "label", "better", "compares", "embedder (default)"], rows)
 
 
 def qualities_table() -> str:
-    rows = [f"| `{name}` | {q.width}×{q.height} | {q.fps} |" for name, q in QUALITIES.items()]
-    return "\n".join(["| quality | size | fps |", "|---|---|---|", *rows])
+    rows = ([f"`{name}`", f"{q.width}×{q.height}", str(q.fps)] for name, q in QUALITIES.items())
+    return _markdown(["quality", "size", "fps"], rows)
 
 
 TABLES: dict[str, Callable[[], str]] = {
