@@ -91,6 +91,8 @@ def test_a_rule_of_the_config_names_its_field(tmp_path: Path) -> None:
     assert problem(SFTTrainingConfig.from_yaml, path) == f"{path}: warmup_ratio: must be in [0, 1), got 1.5"
     path.write_text("loss_type: ppo\n")
     assert problem(GRPOTrainingConfig.from_yaml, path).startswith(f"{path}: loss_type: must be one of grpo, dr_grpo")
+    path.write_text("render_quality: ultra\n")
+    assert problem(GRPOTrainingConfig.from_yaml, path) == f"{path}: render_quality: must be one of low, preview, medium, high, got 'ultra'"
     path.write_text("models: [a]\nstrategies: [{name: vanilla, roundz: 2}]\n")
     assert problem(load_config, path) == (
         f"{path}: strategies.0.roundz: Extra inputs are not permitted; known: label, name, rounds, sampling"

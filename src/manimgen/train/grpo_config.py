@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import field_validator
 
 from manimgen import config_file
+from manimgen.render.result import QUALITIES
 from manimgen.train.base_config import BaseTrainingConfig
 
 LOSS_TYPES = ("grpo", "dr_grpo", "dapo", "bnpo", "cispo", "sapo", "luspo", "vespo")
@@ -54,7 +55,9 @@ class GRPOTrainingConfig(BaseTrainingConfig):
     vllm_mode: str = "colocate"
     save_total_limit: int | None = None
 
-    _known = config_file.choices(loss_type=lambda: LOSS_TYPES, scale_rewards=lambda: REWARD_SCALING, vllm_mode=lambda: VLLM_MODES)
+    _known = config_file.choices(
+        loss_type=lambda: LOSS_TYPES, scale_rewards=lambda: REWARD_SCALING, vllm_mode=lambda: VLLM_MODES, render_quality=lambda: QUALITIES
+    )
 
     @field_validator("num_generations")
     @classmethod
