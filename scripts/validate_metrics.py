@@ -28,13 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
+import manim
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 from scipy.stats import mannwhitneyu
-
-import manim
 
 from manimgen.data import Task, load_tasks
 from manimgen.metrics import EmbedderUnavailable

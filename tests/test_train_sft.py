@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 import torch
 from peft import PeftModel
-from tiny_qwen import save_tiny_qwen
+from tiny_qwen import manimbench_folder, save_tiny_qwen
 
 from manimgen.agent.prompts import format_target, generation_messages
 from manimgen.data import BUILTIN_TASKS
-from manimgen.data.manimbench import is_validation
 from manimgen.llm import LLMError, Sampling, load_model
 from manimgen.llm.transformers import TransformersLLM
 from manimgen.train import SFTTrainingConfig
+from manimgen.train.data import sft_rows
 from manimgen.train.model import record_base, training_target
 from manimgen.train.sft import build_sft_trainer, train_sft
 
@@ -115,7 +115,7 @@ def test_accelerate_profiles_parse() -> None:
 
 def test_labels_cover_the_completion_only(tiny_qwen: Path, tmp_path: Path) -> None:
     task = BUILTIN_TASKS[0]
-    trainer = build_sft_trainer(f"hf:{tiny_qwen}", [task], [], tmp_path, SFTTrainingConfig(max_steps=1, **FAST))
+    trainer = build_sft_trainer(f"hf:{tiny_qwen}", sft_rows([task]), [], tmp_path, SFTTrainingConfig(max_steps=1, **FAST))
     row = trainer.train_dataset[0]
     tokenizer = trainer.processing_class
     prompt_ids = tokenizer.apply_chat_template(
@@ -138,7 +138,7 @@ def test_an_embedded_base_is_recorded_and_saves_ask_the_hub_nothing(
         raise AssertionError("a save asked the Hub about the base")
 
     monkeypatch.setattr(peft_saving, "check_file_exists_on_hf_hub", no_hub)
-    trainer = build_sft_trainer(f"hf:{tiny_qwen}", [BUILTIN_TASKS[0]], [], tmp_path, SFTTrainingConfig(max_steps=1, **FAST))
+    trainer = build_sft_trainer(f"hf:{tiny_qwen}", sft_rows([BUILTIN_TASKS[0]]), [], tmp_path, SFTTrainingConfig(max_steps=1, **FAST))
     record_base(trainer, "qwen2.5-coder-0.5b")
     trainer.save_model(str(tmp_path / "adapter"))
     assert json.loads((tmp_path / "adapter/adapter_config.json").read_text())["base_model_name_or_path"] == "qwen2.5-coder-0.5b"
@@ -147,7 +147,7 @@ def test_an_embedded_base_is_recorded_and_saves_ask_the_hub_nothing(
 def test_loss_falls_best_checkpoint_is_kept_and_adapter_loads(tiny_qwen: Path, tmp_path: Path) -> None:
     config = SFTTrainingConfig(learning_rate=1e-2, batch_size=1, max_steps=3, eval_strategy="steps", eval_steps=3, **FAST)
     out = tmp_path / "adapter"
-    result = train_sft(f"hf:{tiny_qwen}", [BUILTIN_TASKS[0]], [BUILTIN_TASKS[1]], out, config)
+    result = train_sft(f"hf:{tiny_qwen}", sft_rows([BUILTIN_TASKS[0]]), sft_rows([BUILTIN_TASKS[1]]), out, config)
     losses = [entry["loss"] for entry in result_history(out) if "loss" in entry]
     assert len(losses) == 3 and losses[-1] < losses[0]
     record = json.loads((out / "manimgen_run.json").read_text())
@@ -168,13 +168,13 @@ def test_loss_falls_best_checkpoint_is_kept_and_adapter_loads(tiny_qwen: Path, t
 
 def test_an_interrupted_run_resumes_from_its_newest_checkpoint(tiny_qwen: Path, tmp_path: Path) -> None:
     out = tmp_path / "adapter"
-    tasks = [BUILTIN_TASKS[0]]
+    rows = sft_rows([BUILTIN_TASKS[0]])
     with pytest.raises(ValueError, match="no checkpoint"):
-        train_sft(f"hf:{tiny_qwen}", tasks, [], out, SFTTrainingConfig(max_steps=1, **FAST), resume=True)
+        train_sft(f"hf:{tiny_qwen}", rows, [], out, SFTTrainingConfig(max_steps=1, **FAST), resume=True)
     settings = {"learning_rate": 1e-2, "batch_size": 1, "eval_strategy": "no", "save_steps": 1, **FAST}
-    train_sft(f"hf:{tiny_qwen}", tasks, [], out, SFTTrainingConfig(max_steps=2, **settings))
+    train_sft(f"hf:{tiny_qwen}", rows, [], out, SFTTrainingConfig(max_steps=2, **settings))
     first_losses = [entry["loss"] for entry in result_history(out) if "loss" in entry]
-    result = train_sft(f"hf:{tiny_qwen}", tasks, [], out, SFTTrainingConfig(max_steps=4, **settings), resume=True)
+    result = train_sft(f"hf:{tiny_qwen}", rows, [], out, SFTTrainingConfig(max_steps=4, **settings), resume=True)
     history = [entry for entry in result_history(out) if "loss" in entry]
     assert result.steps == 4 and [entry["step"] for entry in history] == [1, 2, 3, 4]
     assert [entry["loss"] for entry in history[:2]] == first_losses
@@ -186,19 +186,6 @@ def result_history(out: Path) -> list[dict]:
     """The log history of the last checkpoint the run wrote."""
     states = sorted((out / "checkpoints").glob("checkpoint-*/trainer_state.json"), key=lambda p: int(p.parent.name.split("-")[1]))
     return json.loads(states[-1].read_text())["log_history"]
-
-
-def manimbench_folder(folder: Path) -> Path:
-    """ManimBench v2 rows made from the built-in tasks: three train rows and one validation row."""
-    train_rows = [row for row in range(100) if not is_validation(f"mb{row:03d}")][:3]
-    validation_row = next(row for row in range(100) if is_validation(f"mb{row:03d}"))
-    lines = [
-        {"row": row, "Reviewed Description": task.description, "Code": task.reference_code, "Type": task.complexity, "Split": "train"}
-        for row, task in zip([*train_rows, validation_row], BUILTIN_TASKS)
-    ]
-    folder.mkdir()
-    (folder / "manimbench_v2.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return folder
 
 
 @pytest.mark.slow
@@ -219,5 +206,5 @@ def test_ddp_on_cpu_with_two_processes(tiny_qwen: Path, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     record = json.loads((out / "manimgen_run.json").read_text())
     assert record["processes"] == 2 and record["distributed"] == "MULTI_CPU (gloo)"
-    assert record["steps"] == 2 and record["train_tasks"] == 3
+    assert record["steps"] == 2 and record["train_rows"] == 3
     assert "sft done: 2 steps" in done.stdout

@@ -1,14 +1,18 @@
 """A test-sized, randomly initialised Qwen2 model with the real Qwen2.5 tokenizer (read from the
-embedded 0.5B GGUF), so training tests see the real chat template and token boundaries."""
+embedded 0.5B GGUF), so training tests see the real chat template and token boundaries; and a
+ManimBench folder made of the built-in tasks, so they read real splits without the dataset."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import torch
 from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
 
+from manimgen.data import BUILTIN_TASKS
+from manimgen.data.manimbench import is_validation
 from manimgen.llm import MissingWeightsError, ensure_gguf
 
 TINY_SHAPE = {
@@ -40,4 +44,17 @@ def save_tiny_qwen(folder: Path) -> Path:
     torch.manual_seed(0)
     Qwen2ForCausalLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
+    return folder
+
+
+def manimbench_folder(folder: Path) -> Path:
+    """ManimBench v2 rows made from the built-in tasks: three train rows and one validation row."""
+    train_rows = [row for row in range(100) if not is_validation(f"mb{row:03d}")][:3]
+    validation_row = next(row for row in range(100) if is_validation(f"mb{row:03d}"))
+    lines = [
+        {"row": row, "Reviewed Description": task.description, "Code": task.reference_code, "Type": task.complexity, "Split": "train"}
+        for row, task in zip([*train_rows, validation_row], BUILTIN_TASKS)
+    ]
+    folder.mkdir()
+    (folder / "manimbench_v2.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     return folder

@@ -1,6 +1,6 @@
-"""Commands of the trainer: `manimgen train sft` and `manimgen train grpo`.
+"""Commands of the trainer: `manimgen train sft`, `grpo`, `harvest`, `dpo` and `iterate`.
 
-Both run unchanged under `accelerate launch ... -m manimgen.cli train ...` (DDP, DeepSpeed, FSDP);
+The training commands run unchanged under `accelerate launch ... -m manimgen.cli train ...` (DDP, DeepSpeed, FSDP);
 only the main process draws the progress bar and prints the result.
 """
 
@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
+from rich.table import Table
 from rich.text import Text
 
 from manimgen.cli.app import app, console, fail
@@ -25,6 +26,9 @@ app.add_typer(train_app, name="train")
 
 ModelOption = Annotated[str, typer.Option("--model", help=f"{one_of(MODELS)}, hf:PATH, a folder or a hub id")]
 DataOption = Annotated[str, typer.Option("--data", help="manimbench, or a folder holding the ManimBench v2 files")]
+SftDataOption = Annotated[str, typer.Option(
+    "--data", help="manimbench, a folder holding the ManimBench v2 files, or a kept.jsonl that `train harvest` wrote"
+)]
 OutOption = Annotated[Path, typer.Option("--out", help="folder for the adapter, its run record and checkpoints")]
 MaxStepsOption = Annotated[Optional[int], typer.Option("--max-steps", help="stop after this many optimizer steps")]
 LimitOption = Annotated[Optional[int], typer.Option("--limit", help="use only the first N tasks of each split")]
@@ -52,26 +56,27 @@ def _report(result: TrainResult) -> None:
 def sft(
     model: ModelOption,
     out: OutOption,
-    data: DataOption = "manimbench",
+    data: SftDataOption = "manimbench",
     config: Annotated[Optional[Path], typer.Option("--config", help="YAML run config (default: the paper's, configs/sft.yaml)")] = None,
     epochs: Annotated[Optional[float], typer.Option("--epochs", help="training epochs (overrides the config)")] = None,
     max_steps: MaxStepsOption = None,
     limit: LimitOption = None,
     resume: ResumeOption = False,
 ) -> None:
-    """Supervised LoRA fine-tuning on the train split; the best checkpoint by validation loss is kept."""
+    """Supervised LoRA fine-tuning on the train split's references or on harvested answers; the best
+    checkpoint by loss on the validation split's references is kept."""
     from manimgen.data import DatasetError
     from manimgen.llm import LLMError
-    from manimgen.train.data import load_split
+    from manimgen.train.data import load_split, sft_rows, training_rows
     from manimgen.train.progress import RichProgress
     from manimgen.train.sft import train_sft
     from manimgen.train.sft_config import SFTTrainingConfig
 
     try:
         settings = SFTTrainingConfig.from_yaml(config, num_train_epochs=epochs, max_steps=max_steps)
-        train_tasks = load_split(data, "train", limit)
-        eval_tasks = load_split(data, "validation", limit)
-        result = train_sft(model, train_tasks, eval_tasks, out, settings, callbacks=[RichProgress("sft")], resume=resume)
+        train_rows = training_rows(data, limit)
+        eval_rows = sft_rows(load_split("manimbench" if data.endswith(".jsonl") else data, "validation", limit))
+        result = train_sft(model, train_rows, eval_rows, out, settings, callbacks=[RichProgress("sft")], resume=resume)
     except (ValueError, DatasetError, LLMError) as error:
         fail(str(error))
     _report(result)
@@ -104,3 +109,101 @@ def grpo(
     except (ValueError, DatasetError, LLMError) as error:
         fail(str(error))
     _report(result)
+
+
+@train_app.command("harvest")
+def harvest_command(
+    runs: Annotated[list[Path], typer.Argument(help="run directories of `manimgen bench run` on the train split or a task file")],
+    out: Annotated[Path, typer.Option("--out", help="folder for kept.jsonl, pairs.jsonl and harvest.json")],
+    min_visual: Annotated[float, typer.Option("--min-visual", help="least VS against the reference for a kept answer")] = 0.6,
+    per_task: Annotated[int, typer.Option("--per-task", help="most distinct answers kept per task")] = 2,
+    pairs_per_task: Annotated[int, typer.Option("--pairs-per-task", help="most preference pairs per task")] = 2,
+    references_max_chars: Annotated[Optional[int], typer.Option(
+        "--references-max-chars", help="also keep the train references no longer than this many characters"
+    )] = None,
+) -> None:
+    """Turn sampled runs into training data: the answers that render cleanly (SFT) and rendered-vs-failed pairs (DPO)."""
+    from manimgen.bench import StoreError
+    from manimgen.data import DatasetError
+    from manimgen.train.harvest import KeepRule, harvest, write_harvest
+
+    rule = KeepRule(min_visual=min_visual, per_task=per_task, pairs_per_task=pairs_per_task, references_max_chars=references_max_chars)
+    try:
+        result = harvest(runs, rule)
+    except (StoreError, DatasetError) as error:
+        fail(str(error))
+    files = write_harvest(result, out, run_dirs=runs, rule=rule)
+    console.print(_harvest_table(result.summary()))
+    console.print(Text(f"kept: {files['kept']}\npairs: {files['pairs']}\nsummary: {files['summary']}"), soft_wrap=True)
+
+
+def _harvest_table(summary: dict) -> Table:
+    table = Table(title="harvest", show_header=False)
+    table.add_row("samples read", str(summary["considered"]))
+    table.add_row("kept (SFT rows)", f"{summary['kept']} over {summary['tasks_with_kept']} tasks")
+    for source, count in summary["kept_by_source"].items():
+        table.add_row(f"  from {source}", str(count))
+    table.add_row("preference pairs", str(summary["pairs"]))
+    for reason, count in sorted(summary["left_out"].items(), key=lambda item: -item[1]):
+        table.add_row(f"left out: {reason}", str(count))
+    return table
+
+
+@train_app.command("dpo")
+def dpo(
+    data: Annotated[Path, typer.Option("--data", help="a pairs.jsonl that `train harvest` wrote")],
+    out: OutOption,
+    model: Annotated[Optional[str], typer.Option("--model", help="base model (default: the one --adapter was trained on)")] = None,
+    adapter: Annotated[Optional[Path], typer.Option("--adapter", help="SFT adapter folder to start from", exists=True, file_okay=False)] = None,
+    config: Annotated[Optional[Path], typer.Option("--config", help="YAML run config (default: configs/dpo.yaml's values)")] = None,
+    max_steps: MaxStepsOption = None,
+    resume: ResumeOption = False,
+) -> None:
+    """Preference tuning (TRL's DPO) on rendered-vs-failed answers to the same prompt."""
+    from manimgen.data import DatasetError
+    from manimgen.llm import LLMError
+    from manimgen.train.dpo import PAIR_COLUMNS, train_dpo
+    from manimgen.train.dpo_config import DPOTrainingConfig
+    from manimgen.train.harvest import read_rows
+    from manimgen.train.progress import RichProgress
+
+    try:
+        settings = DPOTrainingConfig.from_yaml(config, max_steps=max_steps)
+        pairs = read_rows(data, PAIR_COLUMNS)
+        result = train_dpo(model, pairs, out, settings, adapter=adapter, callbacks=[RichProgress("dpo")], resume=resume)
+    except (ValueError, DatasetError, LLMError) as error:
+        fail(str(error))
+    _report(result)
+
+
+@train_app.command("iterate")
+def iterate(
+    out: Annotated[Path, typer.Option("--out", help="run folder: every iteration's samples, data, adapters and evaluations")],
+    config: Annotated[Optional[Path], typer.Option("--config", help="YAML (e.g. configs/expert-iteration-cpu.yaml)")] = None,
+    iterations: Annotated[Optional[int], typer.Option("--iterations", help="rounds of sample → harvest → train → evaluate")] = None,
+    limit: LimitOption = None,
+) -> None:
+    """Expert iteration: sample, keep what renders cleanly, SFT on it, evaluate on validation; resumable.
+    With `teacher:` in the config it is distillation: the teacher samples, the student learns."""
+    from manimgen.bench import BenchStopped, ConfigError, StoreError
+    from manimgen.data import DatasetError
+    from manimgen.llm import LLMError
+    from manimgen.train.iterate import load_iterate_config, run_iterations
+
+    try:
+        settings = load_iterate_config(config, {"iterations": iterations, "limit": limit})
+        summary = run_iterations(settings, out, say=lambda line: console.print(Text(line)))
+    except (BenchStopped, ConfigError, StoreError, ValueError, DatasetError, LLMError) as error:
+        fail(str(error))
+    table = Table(title=f"validation RSR ({out})")
+    strategies = list(summary["base"])
+    for column in ("model", "kept", "pairs", *strategies):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    table.add_row("base", "–", "–", *(f"{summary['base'][name]:.1%}" for name in strategies))
+    for step in summary["iterations"]:
+        scores = step["validation"]
+        table.add_row(
+            Text(step["adapter"]), str(step["harvest"]["kept"]), str(step["harvest"]["pairs"]),
+            *(f"{scores[name]:.1%}" if name in scores else "–" for name in strategies),
+        )
+    console.print(table)

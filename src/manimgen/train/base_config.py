@@ -19,6 +19,16 @@ TRL_HINT = "other TRL options go under `trl:`"
 FourBit = bool | Literal["auto"]
 
 
+def accumulation_steps(total: int, per_device: int, world_size: int, total_name: str) -> int:
+    """Micro-batches per optimizer step so that `total` rows are seen over all processes."""
+    per_pass = per_device * world_size
+    if total % per_pass:
+        raise ValueError(
+            f"{total_name} {total} is not a multiple of per_device_batch_size {per_device} x {world_size} processes; change one of them"
+        )
+    return total // per_pass
+
+
 class BaseTrainingConfig(BaseModel):
     """LoRA (paper §5: r 8, alpha 16, dropout 0, all seven projections), precision and bookkeeping."""
 

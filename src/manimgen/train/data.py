@@ -13,6 +13,7 @@ from typing import Any
 from manimgen.data import DatasetError, Task, load_tasks
 
 TRAIN_SPLITS = ("train", "validation")
+SFT_COLUMNS = ("prompt", "completion", "task_id")
 
 
 def load_split(data: str, split: str, limit: int | None = None) -> list[Task]:
@@ -29,6 +30,16 @@ def load_split(data: str, split: str, limit: int | None = None) -> list[Task]:
     if not tasks:
         raise DatasetError(f"the {split} split of {data} is empty; check the data folder")
     return tasks
+
+
+def training_rows(data: str, limit: int | None = None) -> list[dict[str, Any]]:
+    """SFT rows: a harvested `kept.jsonl` as it is, else the train split's references."""
+    if data.endswith(".jsonl"):
+        from manimgen.train.harvest import read_rows
+
+        rows = read_rows(Path(data), SFT_COLUMNS)
+        return rows[:limit] if limit is not None else rows
+    return sft_rows(load_split(data, "train", limit))
 
 
 def sft_rows(tasks: Sequence[Task]) -> list[dict[str, Any]]:

@@ -22,10 +22,10 @@ from manimgen.train.checkpoints import checkpoints_dir, resume_from
 from manimgen.train.data import as_dataset, grpo_rows, prompt_length
 from manimgen.train.grpo_config import GRPOTrainingConfig
 from manimgen.train.model import (
+    base_for,
     load_base,
     process_device,
     record_base,
-    recorded_base,
     recorded_base_of,
     with_trainable_adapter,
     world_size,
@@ -50,16 +50,6 @@ class GRPORun:
     trainer: Any
     reward: Any
     skipped_tasks: list[str] = field(default_factory=list)
-
-
-def base_for(model: str | None, adapter: str | Path | None) -> str:
-    """The base to load: the given model, else the one the adapter's run recorded."""
-    if model:
-        return model
-    recorded = recorded_base(adapter) if adapter else None
-    if recorded is None:
-        raise ValueError("no base model: pass --model NAME (or an --adapter folder written by `manimgen train sft`)")
-    return recorded
 
 
 def build_grpo_trainer(

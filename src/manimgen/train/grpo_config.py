@@ -13,7 +13,7 @@ from pydantic import field_validator
 
 from manimgen import config_file
 from manimgen.render.result import QUALITIES
-from manimgen.train.base_config import BaseTrainingConfig
+from manimgen.train.base_config import BaseTrainingConfig, accumulation_steps
 
 LOSS_TYPES = ("grpo", "dr_grpo", "dapo", "bnpo", "cispo", "sapo", "luspo", "vespo")
 REWARD_SCALING = ("group", "batch", "none")
@@ -71,13 +71,8 @@ class GRPOTrainingConfig(BaseTrainingConfig):
         return self.prompts_per_step * self.num_generations
 
     def gradient_accumulation(self, world_size: int) -> int:
-        per_pass = self.per_device_batch_size * world_size
-        if self.completions_per_step % per_pass:
-            raise ValueError(
-                f"prompts_per_step x num_generations = {self.completions_per_step} completions is not a multiple of "
-                f"per_device_batch_size {self.per_device_batch_size} x {world_size} processes; change one of them"
-            )
-        return self.completions_per_step // per_pass
+        total = "prompts_per_step x num_generations ="
+        return accumulation_steps(self.completions_per_step, self.per_device_batch_size, world_size, total)
 
     def trl_config(self, output_dir: str | Path, *, world_size: int, use_cpu: bool) -> Any:
         """TRL's GRPOConfig; the generation batch is exactly one step's prompts x completions."""

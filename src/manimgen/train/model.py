@@ -84,6 +84,16 @@ def load_base(model: str, *, four_bit: bool | str = "auto", device: str | None =
     return LoadedBase(model_object, llm.tokenizer, target)
 
 
+def base_for(model: str | None, adapter: str | Path | None) -> str:
+    """The base to load: the given model, else the one the adapter's run recorded."""
+    if model:
+        return model
+    recorded = recorded_base(adapter) if adapter else None
+    if recorded is None:
+        raise ValueError("no base model: pass --model NAME (or an --adapter folder written by `manimgen train sft`)")
+    return recorded
+
+
 def with_trainable_adapter(base: LoadedBase, adapter: str | Path) -> Any:
     """The base wrapped with an existing PEFT adapter whose weights keep training (GRPO after SFT)."""
     from peft import PeftModel

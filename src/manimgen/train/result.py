@@ -52,6 +52,7 @@ def finish(trainer: Any, result: TrainResult, config: dict[str, Any], extra: dic
                 "distributed": f"{trainer.accelerator.distributed_type.value} ({trainer.accelerator.state.backend or 'no backend'})",
                 "config": config,
                 **(extra or {}),
+                "log_history": trainer.state.log_history,
             },
         )
     return result

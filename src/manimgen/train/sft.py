@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from manimgen.data import Task
 from manimgen.train.checkpoints import checkpoints_dir, resume_from
-from manimgen.train.data import as_dataset, sft_rows
+from manimgen.train.data import as_dataset
 from manimgen.train.model import load_base, process_device, record_base, recorded_base_of, world_size
 from manimgen.train.progress import replace_default_progress
 from manimgen.train.result import TrainResult, final_metrics, finish
@@ -24,31 +23,32 @@ from manimgen.train.sft_config import SFTTrainingConfig
 
 def build_sft_trainer(
     model: str,
-    train_tasks: Sequence[Task],
-    eval_tasks: Sequence[Task],
+    train_rows: Sequence[dict[str, Any]],
+    eval_rows: Sequence[dict[str, Any]],
     output_dir: str | Path,
     config: SFTTrainingConfig | None = None,
     callbacks: Sequence[Any] = (),
 ) -> Any:
-    """An SFTTrainer over `train_tasks`, selecting on `eval_tasks`; checkpoints under output_dir."""
+    """An SFTTrainer over prompt/completion rows (`train.data.sft_rows` of tasks, or harvested ones),
+    selecting on `eval_rows`; checkpoints under output_dir."""
     import torch
     from trl import SFTTrainer
 
     config = config or SFTTrainingConfig()
-    if not train_tasks:
-        raise ValueError("no training tasks: check the data and --limit")
+    if not train_rows:
+        raise ValueError("no training rows: check the data and --limit")
     base = load_base(model, four_bit=config.four_bit, device=process_device())
     args = config.trl_config(
         checkpoints_dir(output_dir),
         world_size=world_size(),
         use_cpu=not torch.cuda.is_available(),
-        has_eval=bool(eval_tasks),
+        has_eval=bool(eval_rows),
     )
     trainer = SFTTrainer(
         model=base.model,
         args=args,
-        train_dataset=as_dataset(sft_rows(train_tasks)),
-        eval_dataset=as_dataset(sft_rows(eval_tasks)) if eval_tasks else None,
+        train_dataset=as_dataset(list(train_rows)),
+        eval_dataset=as_dataset(list(eval_rows)) if eval_rows else None,
         processing_class=base.tokenizer,
         peft_config=config.lora_config(),
         callbacks=list(callbacks),
@@ -60,8 +60,8 @@ def build_sft_trainer(
 
 def train_sft(
     model: str,
-    train_tasks: Sequence[Task],
-    eval_tasks: Sequence[Task],
+    train_rows: Sequence[dict[str, Any]],
+    eval_rows: Sequence[dict[str, Any]],
     output_dir: str | Path,
     config: SFTTrainingConfig | None = None,
     callbacks: Sequence[Any] = (),
@@ -73,7 +73,7 @@ def train_sft(
     config = config or SFTTrainingConfig()
     checkpoint = resume_from(output_dir, resume)
     started = time.monotonic()
-    trainer = build_sft_trainer(model, train_tasks, eval_tasks, output_dir, config, callbacks)
+    trainer = build_sft_trainer(model, train_rows, eval_rows, output_dir, config, callbacks)
     trainer.train(resume_from_checkpoint=checkpoint)
     result = TrainResult(
         kind="sft",
@@ -85,7 +85,7 @@ def train_sft(
     )
     extra = {
         "best_checkpoint": trainer.state.best_model_checkpoint,
-        "train_tasks": len(train_tasks),
-        "eval_tasks": len(eval_tasks),
+        "train_rows": len(train_rows),
+        "eval_rows": len(eval_rows),
     }
     return finish(trainer, result, config.model_dump(), extra)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any, Self
 
 from pydantic import model_validator
 
 from manimgen import config_file
-from manimgen.train.base_config import BaseTrainingConfig
+from manimgen.train.base_config import BaseTrainingConfig, accumulation_steps
 
 EVAL_STRATEGIES = ("epoch", "steps", "no")
 
@@ -41,15 +40,7 @@ class SFTTrainingConfig(BaseTrainingConfig):
         return self
 
     def gradient_accumulation(self, world_size: int) -> int:
-        """Micro-batches per optimizer step so that batch_size samples are seen over all processes."""
-        per_pass = self.per_device_batch_size * world_size
-        steps = math.ceil(self.batch_size / per_pass)
-        if steps * per_pass != self.batch_size:
-            raise ValueError(
-                f"batch_size {self.batch_size} is not a multiple of per_device_batch_size {self.per_device_batch_size} "
-                f"x {world_size} processes; change one of them"
-            )
-        return steps
+        return accumulation_steps(self.batch_size, self.per_device_batch_size, world_size, "batch_size")
 
     def trl_config(self, output_dir: str | Path, *, world_size: int, use_cpu: bool, has_eval: bool) -> Any:
         """TRL's SFTConfig: completion-only loss on prompt/completion rows, best checkpoint by eval loss."""
