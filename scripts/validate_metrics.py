@@ -204,12 +204,13 @@ def evaluate_embedder(
     tasks: Sequence[Task],
     renders: dict[str, RenderResult],
     variants: Sequence[tuple[Variant, RenderResult]],
-    dtw: str,
+    dtw: str | None,
     quality: str,
+    preset: str,
 ) -> dict[str, Any]:
     """Checks (a)–(c) with one image embedder; the same pairs for every embedder."""
     try:
-        scorer = Scorer(image_embedder=name, quality=quality, dtw=dtw)
+        scorer = Scorer(image_embedder=name, quality=quality, dtw=dtw, preset=preset)
     except EmbedderUnavailable as error:
         return {"available": False, "reason": str(error)}
     variants_of: dict[str, list[tuple[Variant, RenderResult]]] = {}
@@ -300,7 +301,8 @@ def main(
     limit: Annotated[int | None, typer.Option(help="check only the first N references")] = None,
     variant_refs: Annotated[int, typer.Option(help="make variants of the first N references")] = 50,
     variants_per_ref: Annotated[int, typer.Option(help="variants per reference (different kinds)")] = 2,
-    dtw: Annotated[str, typer.Option(help="exact or fastdtw")] = "exact",
+    preset: Annotated[str, typer.Option(help="metric preset: default or paper (frame sampling, DTW, AST labels)")] = "default",
+    dtw: Annotated[str | None, typer.Option(help="exact or fastdtw (default: the preset's)")] = None,
     quality: Annotated[str, typer.Option(help="render quality")] = "low",
     workers: Annotated[int | None, typer.Option(help="parallel renders (default: one per core)")] = None,
     out: Annotated[Path, typer.Option(help="where to write the JSON report")] = Path("runs/metric-validation.json"),
@@ -335,6 +337,7 @@ def main(
     report = {
         "split": split,
         "quality": quality,
+        "preset": preset,
         "dtw": dtw,
         "references": len(tasks),
         "reference_failures": failed,
@@ -347,7 +350,7 @@ def main(
             "dropped": dict(dropped),
         },
         "embedders": {
-            name: evaluate_embedder(name, tasks, renders, variants, dtw, quality) for name in IMAGE_EMBEDDERS
+            name: evaluate_embedder(name, tasks, renders, variants, dtw, quality, preset) for name in IMAGE_EMBEDDERS
         },
     }
     print_report(report)

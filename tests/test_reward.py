@@ -39,6 +39,9 @@ class CountingScorer:
         self.calls.append(len(items))
         return self.inner.score_many(items)
 
+    def code_scores(self, reference: str, code: str | None) -> dict[str, Any]:
+        return self.inner.code_scores(reference, code)
+
 
 @pytest.fixture(scope="module")
 def scorer() -> CountingScorer:
@@ -83,6 +86,15 @@ def test_unrenderable_reference_leaves_only_its_completions_unscored(scorer: Cou
     assert rewards[:2] == [None, None]
     assert all(value is not None and value > 0.95 for value in rewards[2:])
     assert reward.last_stats is not None and reward.last_stats.broken_references == 2
+
+
+def test_under_the_paper_preset_an_unrenderable_reference_gives_visual_zero_and_keeps_the_text(scorer: CountingScorer) -> None:
+    """As the original reward does: its failed reference render is caught and scored V = 0."""
+    reward = ManimReward(scorer=scorer, preset="paper")
+    rewards = reward([[]] * 2, [format_target(REFERENCE), "no code here"], [UNRENDERABLE_REFERENCE] * 2)
+    text = scorer.code_scores(UNRENDERABLE_REFERENCE, REFERENCE.rstrip() + "\n")["cbb"]
+    assert text > 0.1 and rewards == [pytest.approx(0.2 * text), 0.0]
+    assert reward.last_stats is not None and reward.last_stats.broken_references == 0 and reward.last_stats.render_ok == 0.0
 
 
 def test_bad_input_is_refused() -> None:

@@ -191,6 +191,7 @@ def test_the_loop_samples_keeps_trains_evaluates_and_resumes(tiny_qwen: Path, tm
     assert step["harvest"]["kept"] == 3 and step["harvest"]["tasks_with_kept"] == 3, "each task's answer once, though sampled twice"
     assert step["adapter"] == f"hf:{tiny_qwen}+{out / 'iteration-1/sft'}"
     assert step["validation"] == {"vanilla": 1.0} and step["train_seconds"]["sft"] > 0
+    assert step["sampling"]["samples"] == 6 and step["sampling"]["tokens"] > 0 and step["validation_cost"]["samples"] == 1
     assert json.loads((out / "iteration-1/sft/manimgen_run.json").read_text())["steps"] == 2
     assert json.loads((out / "iterate.json").read_text()) == summary
     assert any("kept 3 answers over 3 tasks" in line for line in lines)

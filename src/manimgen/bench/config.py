@@ -28,6 +28,7 @@ from manimgen.llm.base import Sampling
 from manimgen.metrics.dtw import DTW_METHODS
 from manimgen.metrics.embedders import CODE_EMBEDDERS, IMAGE_EMBEDDERS
 from manimgen.render.result import QUALITIES
+from manimgen.scoring.presets import PRESETS
 
 LABEL_PREFIX = re.compile(r"^([A-Za-z0-9_.-]+)=(.+)$")
 DEFAULT_TIME_LIMIT_S = 1800.0
@@ -90,7 +91,8 @@ class RunConfig(BaseModel):
     """The grid {models} × {strategies} × {tasks} × {seeds}, and how each sample is judged.
 
     `time_limit_s` bounds one sample's whole agent run (1800 s, as in the paper); `render_timeout_s`
-    bounds each render (300 s, the paper's). Embedders left empty mean the scorer's defaults.
+    bounds each render (300 s, the paper's). `metric_preset` names how scores are computed
+    (scoring/presets.py); embedders and DTW left empty mean the preset's.
     `cache_generations` replays a seeded model call already made in this run directory (see
     manimgen.llm.cache), so the strategies share their first draft and pay for it once.
     """
@@ -111,7 +113,8 @@ class RunConfig(BaseModel):
     quality: str = "low"
     image_embedder: str | None = None
     code_embedder: str | None = None
-    dtw: str = "exact"
+    dtw: str | None = None
+    metric_preset: str = "default"
     time_limit_s: float = Field(DEFAULT_TIME_LIMIT_S, gt=0)
     render_timeout_s: float = Field(DEFAULT_RENDER_TIMEOUT_S, gt=0)
     score_workers: int = Field(1, ge=1)
@@ -139,7 +142,8 @@ class RunConfig(BaseModel):
         return [value] if isinstance(value, int) else value
 
     _registered = config_file.choices(
-        quality=lambda: QUALITIES, dtw=lambda: DTW_METHODS, image_embedder=lambda: IMAGE_EMBEDDERS, code_embedder=lambda: CODE_EMBEDDERS
+        quality=lambda: QUALITIES, dtw=lambda: DTW_METHODS, image_embedder=lambda: IMAGE_EMBEDDERS, code_embedder=lambda: CODE_EMBEDDERS,
+        metric_preset=lambda: PRESETS,
     )
 
     @model_validator(mode="after")

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import yaml
 from rich.console import Console
@@ -276,13 +276,14 @@ class BenchRunner:
         if scorer is None:
             from manimgen.scoring import Scorer
 
-            options: dict[str, Any] = {}
-            if self.config.image_embedder:
-                options["image_embedder"] = self.config.image_embedder
-            if self.config.code_embedder:
-                options["code_embedder"] = self.config.code_embedder
             scorer = Scorer(
-                quality=self.config.quality, dtw=self.config.dtw, timeout_s=self.config.render_timeout_s, renderer=self._renderer, **options
+                image_embedder=self.config.image_embedder,
+                code_embedder=self.config.code_embedder,
+                dtw=self.config.dtw,
+                preset=self.config.metric_preset,
+                quality=self.config.quality,
+                timeout_s=self.config.render_timeout_s,
+                renderer=self._renderer,
             )
             self._local.scorer = scorer
         return scorer

@@ -17,9 +17,10 @@ from manimgen.data.task import Split
 from manimgen.llm import MODELS, PROVIDERS, spec_help
 from manimgen.metrics import get_metric
 from manimgen.metrics.dtw import DTW_METHODS
-from manimgen.metrics.embedders import CODE_EMBEDDERS, DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER, IMAGE_EMBEDDERS
+from manimgen.metrics.embedders import CODE_EMBEDDERS, IMAGE_EMBEDDERS
 from manimgen.render.result import DEFAULT_QUALITY, QUALITIES
 from manimgen.scoring import METRIC_FIELDS, arrow
+from manimgen.scoring.presets import DEFAULT_PRESET, PRESETS
 
 _BLOCK = re.compile(r"(<!-- choices:(?P<name>[a-z-]+) -->\n)(?P<body>.*?)(<!-- /choices -->)", re.S)
 
@@ -49,15 +50,19 @@ def split_help() -> str:
 
 
 def image_embedder_help() -> str:
-    return f"frame embedder behind SEM_DTW and VS: {one_of(IMAGE_EMBEDDERS, DEFAULT_IMAGE_EMBEDDER)}; the default is offline"
+    return f"frame embedder behind SEM_DTW and VS: {one_of(IMAGE_EMBEDDERS)} (default: the preset's)"
 
 
 def code_embedder_help() -> str:
-    return f"code embedder behind COS and CBB: {one_of(CODE_EMBEDDERS, DEFAULT_CODE_EMBEDDER)}; the default is offline"
+    return f"code embedder behind COS and CBB: {one_of(CODE_EMBEDDERS)} (default: the preset's)"
 
 
 def dtw_help() -> str:
-    return f"{one_of(DTW_METHODS, DTW_METHODS[0])}: fastdtw is the paper's approximation"
+    return f"{one_of(DTW_METHODS)} (default: the preset's); fastdtw is the paper's approximation"
+
+
+def preset_help() -> str:
+    return "how every score is computed: " + "; ".join(f"{name}{' (default)' if name == DEFAULT_PRESET else ''}: {preset.summary}" for name, preset in PRESETS.items())
 
 
 def _markdown(headers: list[str], rows: typing.Iterable[list[str]]) -> str:

@@ -11,11 +11,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from manimgen.cli.app import QualityOption, app, console, fail, read_scene_file
-from manimgen.cli.choices import code_embedder_help, dtw_help, image_embedder_help
+from manimgen.cli.choices import code_embedder_help, dtw_help, image_embedder_help, preset_help
 
-ImageEmbedderOption = Annotated[str, typer.Option(help=image_embedder_help())]
-CodeEmbedderOption = Annotated[str, typer.Option(help=code_embedder_help())]
-DtwOption = Annotated[str, typer.Option(help=dtw_help())]
+ImageEmbedderOption = Annotated[Optional[str], typer.Option(help=image_embedder_help())]
+CodeEmbedderOption = Annotated[Optional[str], typer.Option(help=code_embedder_help())]
+DtwOption = Annotated[Optional[str], typer.Option(help=dtw_help())]
+PresetOption = Annotated[str, typer.Option(help=preset_help())]
 
 
 @app.command()
@@ -25,9 +26,10 @@ def score(
     code: Annotated[Optional[Path], typer.Option(help="the generated scene file to score")] = None,
     gen: Annotated[Optional[Path], typer.Option(help="the generated scene file (same as --code)")] = None,
     quality: QualityOption = "low",
-    image_embedder: ImageEmbedderOption = "effnet-lite0",
-    code_embedder: CodeEmbedderOption = "minilm-l6",
-    dtw: DtwOption = "exact",
+    preset: PresetOption = "default",
+    image_embedder: ImageEmbedderOption = None,
+    code_embedder: CodeEmbedderOption = None,
+    dtw: DtwOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the scores as JSON instead of a table")] = False,
 ) -> None:
     """Render a generated scene and its reference, and print every metric with the embedder behind it."""
@@ -44,7 +46,7 @@ def score(
     reference = read_scene_file(ref) if ref is not None else None
     try:
         found = find_task(task) if task else None
-        scorer = Scorer(image_embedder=image_embedder, code_embedder=code_embedder, quality=quality, dtw=dtw)
+        scorer = Scorer(image_embedder=image_embedder, code_embedder=code_embedder, quality=quality, dtw=dtw, preset=preset)
         with console.status("rendering and scoring"):
             if found is not None:
                 scores = scorer.score_task(found, generated)
@@ -58,7 +60,7 @@ def score(
         typer.echo(json.dumps({**report, "scores": scores.to_dict(), "labels": scores.labels()}, indent=2))
         return
     title = escape(f"{generated_path} against {reference_name}")
-    table = Table(title=title, caption=f"quality {quality}, DTW {scores.dtw}")
+    table = Table(title=title, caption=f"preset {scores.preset}, quality {quality}, DTW {scores.dtw}")
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_row("render (generated)", _status(scores.render_status))

@@ -94,6 +94,35 @@ def ast_distance(reference: str, generated: str) -> float:
     return tree_edit_distance(ref_labels, gen_labels) / max(len(ref_labels), len(gen_labels))
 
 
+def ast_distance_fields(reference: str, generated: str) -> float | None:
+    """The original code's AST distance (the `paper` preset): the same Zhang–Shasha distance over trees
+    whose nodes are AST type names with every scalar field as a "field: value" leaf and the `ctx`
+    markers kept, divided by the larger tree's size + 1e-7 and not clamped. Empty generated code scores
+    0.0 and code that does not parse None, as the original's evaluation records them."""
+    if _is_empty(generated):
+        return 0.0
+    ref_tree, gen_tree = parse_tree(reference), parse_tree(generated)
+    if ref_tree is None or gen_tree is None:
+        return None
+    ref_labels, gen_labels = LabelTree.from_nested(_field_tree(ref_tree)), LabelTree.from_nested(_field_tree(gen_tree))
+    return tree_edit_distance(ref_labels, gen_labels) / (max(len(ref_labels), len(gen_labels)) + 1e-7)
+
+
+def _field_tree(node: object) -> tuple[str, list]:
+    """(label, children) of the original's tree: lists are flattened into their parent's children."""
+    if not isinstance(node, ast.AST):
+        return str(node), []
+    children: list[tuple[str, list]] = []
+    for name, value in ast.iter_fields(node):
+        if isinstance(value, list):
+            children.extend(_field_tree(item) for item in value)
+        elif isinstance(value, ast.AST):
+            children.append(_field_tree(value))
+        else:
+            children.append((f"{name}: {value}", []))
+    return type(node).__name__, children
+
+
 def parse_tree(code: str) -> ast.Module | None:
     """The module's AST, or None for empty code or code Python cannot parse."""
     if _is_empty(code):

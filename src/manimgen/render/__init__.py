@@ -1,7 +1,7 @@
 """The only place generated code is executed: sandboxed, cached, parallel renders and their frames."""
 
 from manimgen.render.cache import RenderCache, render_key
-from manimgen.render.frames import sample_frames
+from manimgen.render.frames import every_nth_frame, sample_frames
 from manimgen.render.pool import Renderer, RenderJob, RenderPool
 from manimgen.render.renderer import render
 from manimgen.render.result import DEFAULT_QUALITY, QUALITIES, Quality, RenderResult, RenderStatus, get_quality
@@ -24,5 +24,6 @@ __all__ = [
     "get_quality",
     "render",
     "render_key",
+    "every_nth_frame",
     "sample_frames",
 ]

@@ -39,6 +39,21 @@ def sample_frames(path: Path | str, fps: float = 5.0) -> np.ndarray:
     return np.stack(kept)
 
 
+def every_nth_frame(path: Path | str, fps: float = 5.0) -> np.ndarray:
+    """RGB frames as the original ManimBench code samples them: every int(video fps / fps)-th decoded
+    frame from the first (the same frames as `sample_frames` at 15, 30 or 60 fps, others at 24)."""
+    path = Path(path)
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        return sample_frames(path, fps)
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        interval = max(1, int(float(stream.average_rate or stream.guessed_rate or 15) / fps))
+        kept = [frame.to_ndarray(format="rgb24") for index, frame in enumerate(container.decode(stream)) if index % interval == 0]
+    if not kept:
+        raise ValueError(f"{path} holds no decodable video frames")
+    return np.stack(kept)
+
+
 def frames_at(path: Path | str, times: list[float]) -> np.ndarray:
     """RGB uint8 frames (len(times), H, W, 3) on screen at each time in seconds: the last frame that
     starts at or before it (so the end of a play call shows that animation's final state); past the

@@ -26,11 +26,12 @@ import numpy as np
 
 from manimgen.data import Task
 from manimgen.metrics import embedders
-from manimgen.metrics.code import ast_distance, codebleu, combine_code_bert_bleu, embedding_cosine, syntax_error
+from manimgen.metrics.code import ast_distance, ast_distance_fields, codebleu, combine_code_bert_bleu, embedding_cosine, syntax_error
 from manimgen.metrics.dtw import DTW_METHODS, DtwMethod
-from manimgen.metrics.embedders import DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER, CodeEmbedder
+from manimgen.metrics.embedders import CodeEmbedder
 from manimgen.metrics.visual import VisualScore, embed_frames, visual_score
-from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult, RenderStatus, get_quality, sample_frames
+from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult, RenderStatus, every_nth_frame, get_quality, sample_frames
+from manimgen.scoring.presets import DEFAULT_PRESET, get_preset
 from manimgen.scoring.schema import Scores
 
 FRAMES_PER_SECOND = 5.0
@@ -113,29 +114,33 @@ class MemoCodeEmbedder:
 
 
 class Scorer:
-    """Scores generated code against reference scenes with named embedders at one render quality."""
+    """Scores generated code against reference scenes under a metric preset (scoring/presets.py), with
+    its embedders and DTW unless named here, at one render quality."""
 
     def __init__(
         self,
-        image_embedder: str = DEFAULT_IMAGE_EMBEDDER,
-        code_embedder: str = DEFAULT_CODE_EMBEDDER,
+        image_embedder: str | None = None,
+        code_embedder: str | None = None,
         quality: str = "low",
-        dtw: str = "exact",
+        dtw: str | None = None,
         timeout_s: float = 300.0,
         workers: int | None = None,
         reference_cache_size: int = REFERENCE_CACHE_SIZE,
         with_ast_distance: bool = True,
         renderer: Renderer | None = None,
+        preset: str = DEFAULT_PRESET,
     ) -> None:
         get_quality(quality)
+        self.preset = get_preset(preset)
+        dtw = dtw or self.preset.dtw
         if dtw not in DTW_METHODS:
             raise ValueError(f"unknown DTW method {dtw!r}; use one of: {', '.join(DTW_METHODS)}")
         self.quality = quality
         self.dtw: DtwMethod = dtw  # type: ignore[assignment]
         self.timeout_s = timeout_s
         self.workers = workers
-        self._image = embedders.image_embedder(image_embedder)
-        self._code = MemoCodeEmbedder(embedders.code_embedder(code_embedder))
+        self._image = embedders.image_embedder(image_embedder or self.preset.image_embedder)
+        self._code = MemoCodeEmbedder(embedders.code_embedder(code_embedder or self.preset.code_embedder))
         self._references: LruCache[ReferenceRender] = LruCache(reference_cache_size)
         self.with_ast_distance = with_ast_distance
         self._renderer = renderer
@@ -172,7 +177,7 @@ class Scorer:
         codes = list(dict.fromkeys(pending + [code for _, code in items if _has_code(code)]))
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="score-renders") as side:
             rendering = side.submit(self._render_with().map, [RenderJob(code, quality=self.quality) for code in codes])
-            code_parts = [self._code_scores(reference, code) for reference, code in items]
+            code_parts = [self.code_scores(reference, code) for reference, code in items]
             renders = dict(zip(codes, rendering.result()))
         scores: dict[int, Scores] = {}
         for reference, group in positions.items():  # grouped: each reference is prepared once, cache bound or not
@@ -206,9 +211,9 @@ class Scorer:
         prepared = self._reference(reference_code, name)
         if render_result is None and _has_code(code):
             render_result = self._render_with().render(RenderJob(code, quality=self.quality))
-        return self._scores(prepared, code, render_result, self._code_scores(reference_code, code))
+        return self._scores(prepared, code, render_result, self.code_scores(reference_code, code))
 
-    def _code_scores(self, reference_code: str, code: str | None) -> dict[str, Any]:
+    def code_scores(self, reference_code: str, code: str | None) -> dict[str, Any]:
         """The metrics that read the two sources only (no render needed)."""
         generated = code if _has_code(code) else ""
         bleu, cosine = codebleu(reference_code, generated), embedding_cosine(reference_code, generated, self._code)
@@ -216,9 +221,22 @@ class Scorer:
             "codebleu": bleu,
             "code_cosine": cosine,
             "cbb": combine_code_bert_bleu(bleu, cosine),
-            "ast_distance": ast_distance(reference_code, generated) if self.with_ast_distance else None,
+            "ast_distance": self._ast_distance(reference_code, generated) if self.with_ast_distance else None,
             "syntax_error": syntax_error(generated),
         }
+
+    def _ast_distance(self, reference_code: str, generated: str) -> float | None:
+        return ast_distance_fields(reference_code, generated) if self.preset.ast_labels == "fields" else ast_distance(reference_code, generated)
+
+    def _frames(self, result: RenderResult) -> np.ndarray | None:
+        """The render's frames at 5 per second as the preset samples them, or None when none decode."""
+        if result.output is None:
+            return None
+        sample = every_nth_frame if self.preset.frame_sampling == "every-nth" else sample_frames
+        try:
+            return sample(result.output, fps=FRAMES_PER_SECOND)
+        except (ValueError, OSError, av.error.FFmpegError):
+            return None
 
     def _scores(
         self, reference: ReferenceRender, code: str | None, result: RenderResult | None, code_scores: dict[str, Any]
@@ -231,7 +249,7 @@ class Scorer:
                     f"the given render is at quality {result.quality!r}; the scorer compares at {self.quality!r}"
                 )
             status = result.status.value
-            frames = _frames(result) if result.ok else None
+            frames = self._frames(result) if result.ok else None
             if frames is None and result.ok:
                 status = RenderStatus.NO_OUTPUT.value
             if frames is not None:
@@ -249,10 +267,11 @@ class Scorer:
             code_embedder=self.code_embedder,
             dtw=self.dtw,
             reference_status=reference.render.status.value,
+            preset=self.preset.name,
         )
 
-    def _reference_key(self, reference_code: str) -> tuple[str, str, str]:
-        return _sha256(reference_code), self.quality, self.image_embedder
+    def _reference_key(self, reference_code: str) -> tuple[str, str, str, str]:
+        return _sha256(reference_code), self.quality, self.image_embedder, self.preset.frame_sampling
 
     def _reference(self, reference_code: str, name: str, rendered: RenderResult | None = None) -> ReferenceRender:
         key = self._reference_key(reference_code)
@@ -260,7 +279,7 @@ class Scorer:
         if cached is not None:
             return cached
         result = rendered or self._render_with().render(RenderJob(reference_code, quality=self.quality))
-        frames = _frames(result) if result.ok else None
+        frames = self._frames(result) if result.ok else None
         if frames is None:
             last_line = result.error_tail.splitlines()[-1] if result.error_tail else "no decodable video or image"
             raise ReferenceRenderError(
@@ -270,16 +289,6 @@ class Scorer:
         prepared = ReferenceRender(result, frames, embed_frames(self._image, frames))
         self._references.put(key, prepared)
         return prepared
-
-
-def _frames(result: RenderResult) -> np.ndarray | None:
-    """The render's frames at 5 fps, or None when its file holds none that decode."""
-    if result.output is None:
-        return None
-    try:
-        return sample_frames(result.output, fps=FRAMES_PER_SECOND)
-    except (ValueError, OSError, av.error.FFmpegError):
-        return None
 
 
 def _has_code(code: str | None) -> bool:

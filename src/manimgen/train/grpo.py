@@ -83,6 +83,7 @@ def build_grpo_trainer(
         config.reward_mode,
         quality=config.render_quality,
         timeout_s=config.render_timeout_s,
+        preset=config.metric_preset,
         workers=config.render_workers,
     )
     policy = with_trainable_adapter(base, adapter) if adapter else base.model

@@ -20,6 +20,13 @@ REWARD_SCALING = ("group", "batch", "none")
 VLLM_MODES = ("colocate", "server")
 
 
+def _presets() -> list[str]:
+    """Read when a config is validated: the scoring package loads the renderer and metrics."""
+    from manimgen.scoring.presets import PRESETS
+
+    return list(PRESETS)
+
+
 class GRPOTrainingConfig(BaseTrainingConfig):
     """lr 5e-7, G 8, 2 prompts x 8 completions per step, μ 4, β 0.005, ε 0.2, Dr. GRPO loss, group
     reward scaling, temperature 0.9, top-p 0.9, min-p 0.1, prompt/completion 409/1639 tokens.
@@ -50,13 +57,15 @@ class GRPOTrainingConfig(BaseTrainingConfig):
     reward_mode: Literal["arithmetic", "geometric"] = "arithmetic"
     render_quality: str = "low"
     render_timeout_s: float = 120.0
+    metric_preset: str = "default"
     render_workers: int | None = None
     use_vllm: bool = False
     vllm_mode: str = "colocate"
     save_total_limit: int | None = None
 
     _known = config_file.choices(
-        loss_type=lambda: LOSS_TYPES, scale_rewards=lambda: REWARD_SCALING, vllm_mode=lambda: VLLM_MODES, render_quality=lambda: QUALITIES
+        loss_type=lambda: LOSS_TYPES, scale_rewards=lambda: REWARD_SCALING, vllm_mode=lambda: VLLM_MODES, render_quality=lambda: QUALITIES,
+        metric_preset=lambda: _presets(),
     )
 
     @field_validator("num_generations")

@@ -146,8 +146,10 @@ def run_iterations(config: IterateConfig, out: Path, *, say: Say = print, llm_fa
             "sampler": sampler,
             "adapter": spec,
             "harvest": result.summary(),
+            "sampling": _cost([*step.sample_dirs(config)]),
             "train_seconds": _train_seconds(step, config),
             "validation": _rsr_by_strategy(step.eval),
+            "validation_cost": _cost([step.eval]),
         })
         (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n")
         if config.teacher is None:
@@ -208,6 +210,19 @@ def _has_checkpoints(output_dir: Path) -> bool:
 def _train_seconds(step: Iteration, config: IterateConfig) -> dict[str, float]:
     stages = {"sft": step.sft, **({"dpo": step.dpo} if config.dpo is not None else {})}
     return {name: json.loads((folder / RUN_RECORD).read_text())["seconds"] for name, folder in stages.items()}
+
+
+def _cost(run_dirs: list[Path]) -> dict[str, float]:
+    """Samples, model tokens and agent seconds the bench runs took (replayed generations count what they cost)."""
+    samples = []
+    for run_dir in run_dirs:
+        with Store.open_existing(run_dir) as store:
+            samples += store.samples()
+    return {
+        "samples": len(samples),
+        "tokens": sum(sample.tokens or 0 for sample in samples),
+        "seconds": round(sum(sample.seconds or 0.0 for sample in samples), 1),
+    }
 
 
 def _rsr_by_strategy(run_dir: Path) -> dict[str, float]:

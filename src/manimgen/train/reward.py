@@ -83,8 +83,12 @@ class ManimReward:
         workers: int | None = None,
         scorer: Any | None = None,
         renderer: Renderer | None = None,
+        preset: str = "default",
     ) -> None:
-        """`renderer` renders the completions and references (default: a warm pool of `workers`, kept between steps)."""
+        """`renderer` renders the completions and references (default: a warm pool of `workers`, kept between
+        steps); `preset` names the metric preset (scoring/presets.py) the text and visual parts follow."""
+        from manimgen.scoring.presets import get_preset
+
         if text_weight < 0 or visual_weight < 0 or text_weight + visual_weight <= 0:
             raise ValueError(f"reward weights must be non-negative and not both 0, got {text_weight}, {visual_weight}")
         if mode not in ("arithmetic", "geometric"):
@@ -92,9 +96,10 @@ class ManimReward:
         self.text_weight = text_weight
         self.visual_weight = visual_weight
         self.mode = mode
+        self._failed_reference_visual = get_preset(preset).failed_reference_visual
         self._scorer_options = {
             "quality": quality, "timeout_s": timeout_s, "workers": workers or default_render_workers(), "with_ast_distance": False,
-            "renderer": renderer,
+            "renderer": renderer, "preset": preset,
         }
         self._scorer = scorer
         self.last_stats: RewardStats | None = None
@@ -135,13 +140,18 @@ class ManimReward:
         scores = self._score(list(zip(reference_code, codes)))
         rewards: list[float | None] = []
         texts, visuals, rendered = [], [], []
-        for score, code in zip(scores, codes):
+        for score, code, reference in zip(scores, codes, reference_code):
             if score is None:
-                rewards.append(None)
-                continue
-            texts.append(score.cbb if code is not None else 0.0)
-            visuals.append(score.vs if score.rendered else 0.0)
-            rendered.append(float(score.rendered))
+                if self._failed_reference_visual is None:
+                    rewards.append(None)
+                    continue
+                texts.append(self.scorer.code_scores(reference, code)["cbb"] if code is not None else 0.0)
+                visuals.append(self._failed_reference_visual)
+                rendered.append(0.0)
+            else:
+                texts.append(score.cbb if code is not None else 0.0)
+                visuals.append(score.vs if score.rendered else 0.0)
+                rendered.append(float(score.rendered))
             rewards.append(self.combine(texts[-1], visuals[-1]))
         scored = [reward for reward in rewards if reward is not None]
         self.last_stats = RewardStats(

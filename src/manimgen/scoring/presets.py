@@ -1,0 +1,72 @@
+"""Named metric presets: every choice that changes a score, bundled, so a number says how it was made.
+
+`default` is manimgen's: offline embedders, exact DTW, sound pooling and distances. `paper` reproduces
+the original ManimBench/ManimTrainer code item by item, its bugs included (the README's Metrics section lists each
+difference): fastdtw with radius 1, CLIP ViT-L/14 and CodeBERT (refused with the fix named when their
+weights are missing, never replaced silently), every int(fps/5)-th frame, AST labels with `ctx` and
+field leaves (None when the generated code does not parse), and a reference that does not render
+giving the GRPO reward a visual part of 0 instead of leaving the completion unscored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from manimgen.metrics.dtw import DtwMethod
+from manimgen.metrics.embedders import DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER
+
+FrameSampling = Literal["clock", "every-nth"]
+AstLabels = Literal["named", "fields"]
+
+
+@dataclass(frozen=True)
+class MetricPreset:
+    """Everything a preset fixes; a scoring entry point may still override the embedders and DTW."""
+
+    name: str
+    summary: str
+    image_embedder: str
+    code_embedder: str
+    dtw: DtwMethod
+    frame_sampling: FrameSampling
+    """"clock": a frame each time the playback clock crosses 1/5 s; "every-nth": every int(fps/5)-th frame."""
+    ast_labels: AstLabels
+    """"named": type plus the name or constant carried, no ctx, 1.0 on a syntax error; "fields": the
+    original's labels (type names, every scalar field as "field: value", ctx nodes), None on a syntax error."""
+    failed_reference_visual: float | None
+    """The reward's visual part when the reference does not render: None leaves the completion unscored."""
+
+
+PRESETS: dict[str, MetricPreset] = {
+    preset.name: preset
+    for preset in (
+        MetricPreset(
+            name="default",
+            summary="manimgen's: offline embedders (effnet-lite0, minilm-l6), exact DTW, AST labels without ctx",
+            image_embedder=DEFAULT_IMAGE_EMBEDDER,
+            code_embedder=DEFAULT_CODE_EMBEDDER,
+            dtw="exact",
+            frame_sampling="clock",
+            ast_labels="named",
+            failed_reference_visual=None,
+        ),
+        MetricPreset(
+            name="paper",
+            summary="the original code's: CLIP ViT-L/14, CodeBERT, fastdtw radius 1, every int(fps/5)-th frame, its AST labels",
+            image_embedder="clip-vit-l-14",
+            code_embedder="codebert",
+            dtw="fastdtw",
+            frame_sampling="every-nth",
+            ast_labels="fields",
+            failed_reference_visual=0.0,
+        ),
+    )
+}
+DEFAULT_PRESET = "default"
+
+
+def get_preset(name: str) -> MetricPreset:
+    if name not in PRESETS:
+        raise ValueError(f"unknown metric preset {name!r}; choose one of: {', '.join(PRESETS)}")
+    return PRESETS[name]
