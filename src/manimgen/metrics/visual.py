@@ -29,12 +29,15 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from manimgen.metrics.dtw import DtwMethod, dtw_distance
 from manimgen.metrics.embedders import DEFAULT_IMAGE_EMBEDDER, ImageEmbedder, image_embedder
 from manimgen.metrics.registry import register_metric
+
+GrayMethod = Literal["pillow", "opencv"]
 
 WINDOW = 7
 K1, K2 = 0.01, 0.03
@@ -82,11 +85,18 @@ def as_frames(frames: np.ndarray) -> np.ndarray:
     return array
 
 
-def to_gray(frames: np.ndarray) -> np.ndarray:
-    """RGB uint8 (N, H, W, 3) -> ITU-R BT.601 luma uint8 (N, H, W), via Pillow's ``convert("L")``."""
+def to_gray(frames: np.ndarray, method: GrayMethod = "pillow") -> np.ndarray:
+    """RGB uint8 (N, H, W, 3) -> ITU-R BT.601 luma uint8 (N, H, W), rounded as Pillow's ``convert("L")``
+    does, or with ``method="opencv"`` as OpenCV 4's ``cvtColor`` does (15-bit weights), which the original
+    ManimBench code used; the two differ by one level on some pixels."""
+    frames = as_frames(frames)
+    if method == "opencv":
+        channels = frames.astype(np.uint32)
+        weighted = channels[..., 0] * 9798 + channels[..., 1] * 19235 + channels[..., 2] * 3735
+        return ((weighted + (1 << 14)) >> 15).astype(np.uint8)
     from PIL import Image
 
-    return np.stack([np.asarray(Image.fromarray(frame).convert("L")) for frame in as_frames(frames)])
+    return np.stack([np.asarray(Image.fromarray(frame).convert("L")) for frame in frames])
 
 
 def resize_gray(gray: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
@@ -179,16 +189,17 @@ def visual_score(
     *,
     dtw: DtwMethod = "exact",
     ref_embeddings: np.ndarray | None = None,
+    gray: GrayMethod = "pillow",
 ) -> VisualScore:
     """SSIM_DTW and SEM_DTW of a test render against a reference render.
 
     ``ref_embeddings`` lets a caller reuse the reference's embeddings (they must come from the same
-    embedder)."""
+    embedder); ``gray`` is how frames become luma for SSIM (see `to_gray`)."""
     encoder = image_embedder(embedder) if isinstance(embedder, str) else embedder
     ref, test = _Video.of(ref_frames), _Video.of(test_frames)
     reference_vectors = ref.embed(encoder) if ref_embeddings is None else ref_embeddings
     return VisualScore(
-        ssim_dtw=_ssim_dtw(ref, test, dtw),
+        ssim_dtw=_ssim_dtw(ref, test, dtw, gray),
         sem_dtw=sem_dtw(reference_vectors, test.embed(encoder), dtw=dtw),
         embedder=encoder.name,
     )
@@ -242,8 +253,8 @@ class _Video:
         return embedder.embed(self.frames)[self.slot]
 
 
-def _ssim_dtw(ref: _Video, test: _Video, dtw: DtwMethod) -> float:
-    scores = ssim_matrix(to_gray(ref.frames), to_gray(test.frames))[np.ix_(ref.slot, test.slot)]
+def _ssim_dtw(ref: _Video, test: _Video, dtw: DtwMethod, gray: GrayMethod = "pillow") -> float:
+    scores = ssim_matrix(to_gray(ref.frames, gray), to_gray(test.frames, gray))[np.ix_(ref.slot, test.slot)]
     distance = dtw_distance(scores.max(axis=1), scores.max(axis=0), "euclidean", dtw)
     return math.exp(-SSIM_DTW_SHARPNESS * distance / max(scores.shape))
 

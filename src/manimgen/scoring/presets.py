@@ -15,9 +15,12 @@ from typing import Literal
 
 from manimgen.metrics.dtw import DtwMethod
 from manimgen.metrics.embedders import DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER
+from manimgen.metrics.visual import GrayMethod
 
 FrameSampling = Literal["clock", "every-nth"]
 AstLabels = Literal["named", "fields"]
+CodePooling = Literal["masked", "padded-pair"]
+Extraction = Literal["lenient", "strict"]
 
 
 @dataclass(frozen=True)
@@ -31,9 +34,19 @@ class MetricPreset:
     dtw: DtwMethod
     frame_sampling: FrameSampling
     """"clock": a frame each time the playback clock crosses 1/5 s; "every-nth": every int(fps/5)-th frame."""
+    gray: GrayMethod
+    """How frames become luma for SSIM: Pillow's rounding, or OpenCV's (the original decoded with OpenCV)."""
     ast_labels: AstLabels
     """"named": type plus the name or constant carried, no ctx, 1.0 on a syntax error; "fields": the
     original's labels (type names, every scalar field as "field: value", ctx nodes), None on a syntax error."""
+    code_pooling: CodePooling
+    """"masked": each code embedded alone over its real tokens; "padded-pair": the original's mean over the
+    padded pair's every position (the pair's cosine then depends on their length difference)."""
+    extraction: Extraction
+    """"lenient": agent/extract.py's rule (other fences, truncated blocks); "strict": the original's (only
+    closed <CODE> or ```python blocks), so a truncated answer is no code."""
+    several_scenes_render: bool
+    """Whether a file defining several scenes renders (its last one); the original names none, so it fails."""
     failed_reference_visual: float | None
     """The reward's visual part when the reference does not render: None leaves the completion unscored."""
 
@@ -48,7 +61,11 @@ PRESETS: dict[str, MetricPreset] = {
             code_embedder=DEFAULT_CODE_EMBEDDER,
             dtw="exact",
             frame_sampling="clock",
+            gray="pillow",
             ast_labels="named",
+            code_pooling="masked",
+            extraction="lenient",
+            several_scenes_render=True,
             failed_reference_visual=None,
         ),
         MetricPreset(
@@ -58,7 +75,11 @@ PRESETS: dict[str, MetricPreset] = {
             code_embedder="codebert",
             dtw="fastdtw",
             frame_sampling="every-nth",
+            gray="opencv",
             ast_labels="fields",
+            code_pooling="padded-pair",
+            extraction="strict",
+            several_scenes_render=False,
             failed_reference_visual=0.0,
         ),
     )

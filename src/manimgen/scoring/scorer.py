@@ -26,7 +26,16 @@ import numpy as np
 
 from manimgen.data import Task
 from manimgen.metrics import embedders
-from manimgen.metrics.code import ast_distance, ast_distance_fields, codebleu, combine_code_bert_bleu, embedding_cosine, syntax_error
+from manimgen.metrics.code import (
+    ast_distance,
+    ast_distance_fields,
+    codebleu,
+    combine_code_bert_bleu,
+    embedding_cosine,
+    padded_pair_cosine,
+    scene_classes,
+    syntax_error,
+)
 from manimgen.metrics.dtw import DTW_METHODS, DtwMethod
 from manimgen.metrics.embedders import CodeEmbedder
 from manimgen.metrics.visual import VisualScore, embed_frames, visual_score
@@ -36,6 +45,7 @@ from manimgen.scoring.schema import Scores
 
 FRAMES_PER_SECOND = 5.0
 NO_CODE = "no_code"
+SEVERAL_SCENES = "several_scenes"
 REFERENCE_CACHE_SIZE = 16
 CODE_VECTOR_CACHE_SIZE = 4096
 
@@ -99,7 +109,7 @@ class MemoCodeEmbedder:
 
     def __init__(self, inner: CodeEmbedder, max_size: int = CODE_VECTOR_CACHE_SIZE) -> None:
         self.name = inner.name
-        self._inner = inner
+        self.inner = inner
         self._vectors: LruCache[np.ndarray] = LruCache(max_size)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -107,7 +117,7 @@ class MemoCodeEmbedder:
         found = {key: self._vectors.get(key) for key in dict.fromkeys(keys)}
         missing = {key: text for key, text in zip(keys, texts) if found[key] is None}
         if missing:
-            for key, vector in zip(missing, self._inner.embed(list(missing.values()))):
+            for key, vector in zip(missing, self.inner.embed(list(missing.values()))):
                 found[key] = vector
                 self._vectors.put(key, vector)
         return np.stack([found[key] for key in keys])
@@ -216,7 +226,7 @@ class Scorer:
     def code_scores(self, reference_code: str, code: str | None) -> dict[str, Any]:
         """The metrics that read the two sources only (no render needed)."""
         generated = code if _has_code(code) else ""
-        bleu, cosine = codebleu(reference_code, generated), embedding_cosine(reference_code, generated, self._code)
+        bleu, cosine = codebleu(reference_code, generated), self._cosine(reference_code, generated)
         return {
             "codebleu": bleu,
             "code_cosine": cosine,
@@ -224,6 +234,11 @@ class Scorer:
             "ast_distance": self._ast_distance(reference_code, generated) if self.with_ast_distance else None,
             "syntax_error": syntax_error(generated),
         }
+
+    def _cosine(self, reference_code: str, generated: str) -> float:
+        if self.preset.code_pooling == "padded-pair":
+            return padded_pair_cosine(reference_code, generated, self._code.inner)
+        return embedding_cosine(reference_code, generated, self._code)
 
     def _ast_distance(self, reference_code: str, generated: str) -> float | None:
         return ast_distance_fields(reference_code, generated) if self.preset.ast_labels == "fields" else ast_distance(reference_code, generated)
@@ -249,12 +264,14 @@ class Scorer:
                     f"the given render is at quality {result.quality!r}; the scorer compares at {self.quality!r}"
                 )
             status = result.status.value
-            frames = self._frames(result) if result.ok else None
-            if frames is None and result.ok:
+            if not self.preset.several_scenes_render and len(scene_classes(code or "")) > 1:
+                status = SEVERAL_SCENES
+            frames = self._frames(result) if result.ok and status != SEVERAL_SCENES else None
+            if frames is None and result.ok and status != SEVERAL_SCENES:
                 status = RenderStatus.NO_OUTPUT.value
             if frames is not None:
                 visual = visual_score(
-                    reference.frames, frames, self._image, dtw=self.dtw, ref_embeddings=reference.embeddings
+                    reference.frames, frames, self._image, dtw=self.dtw, ref_embeddings=reference.embeddings, gray=self.preset.gray
                 )
         return Scores(
             render_status=status,

@@ -97,6 +97,7 @@ class ManimReward:
         self.visual_weight = visual_weight
         self.mode = mode
         self._failed_reference_visual = get_preset(preset).failed_reference_visual
+        self._strict_extraction = get_preset(preset).extraction == "strict"
         self._scorer_options = {
             "quality": quality, "timeout_s": timeout_s, "workers": workers or default_render_workers(), "with_ast_distance": False,
             "renderer": renderer, "preset": preset,
@@ -132,11 +133,12 @@ class ManimReward:
         log_metric: Callable[[str, float], None] | None = None,
         **_: Any,
     ) -> list[float | None]:
-        from manimgen.agent.extract import extract_code
+        from manimgen.agent.extract import extract_code, extract_code_strict
 
+        extract = extract_code_strict if self._strict_extraction else extract_code
         if len(completions) != len(reference_code):
             raise ValueError(f"{len(completions)} completions but {len(reference_code)} references; pass one per completion")
-        codes = [extract_code(completion_text(completion)) for completion in completions]
+        codes = [extract(completion_text(completion)) for completion in completions]
         scores = self._score(list(zip(reference_code, codes)))
         rewards: list[float | None] = []
         texts, visuals, rendered = [], [], []
