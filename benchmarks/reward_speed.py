@@ -1,21 +1,24 @@
-"""Samples per second of the GRPO reward: ours against the paper's way, on one GRPO batch.
+"""Samples per second of the GRPO reward: ours against the original's way, on one GRPO batch.
 
-The batch is 2 ManimBench train tasks x 8 completions, as one step of the paper's GRPO sees it:
-each task's reference, four working variants (changed timing, an extra object, moved objects, a
-comment), a late runtime error, a truncated file and an answer without code.
+The batch is 8 completions for each of three ManimBench train tasks, one that animates in 2D, one that
+typesets LaTeX and one in 3D (the slow kinds matter): each task's reference, four working variants
+(changed timing, an extra object, moved objects, a comment), a late runtime error, a truncated file
+and an answer without code.
 
-- ours: `ManimReward` - one `Scorer.score_many` call: every distinct code rendered once, in
-  parallel in the sandboxed pool (workers = cores), each reference rendered and embedded once;
-- the paper's: for each completion in turn, re-render the reference and render the completion
-  (no cache, one render at a time), SSIM matrix pair by pair with skimage
-  (`ssim_matrix_reference`), embed both videos, CodeBERTBLEU.
+- ours: `ManimReward`, one `Scorer.score_many` call: every distinct code rendered once, in parallel
+  on warm sandboxed workers (workers = cores), each reference rendered, sampled and embedded once,
+  the SSIM matrix computed tile by tile;
+- the original's (what its RewardEngine does): a thread pool of 4 workers (its default; 8 in its
+  training scripts), each completion on its own: the completion rendered by a fresh `manim` command
+  line process, the reference rendered again by another one only when the completion rendered, SSIM
+  pair by pair with skimage, both videos embedded.
 
-Both start with a cold render cache; the embedders are loaded before timing. Ours is timed as a
-training step after the first: its render workers were started by a step on two other tasks (in
-training they live from the first step to the last); `--cold` times the very first step instead.
-Both must give the same rewards, which is printed as a check.
+Both compute the same metrics (the `default` preset), so their rewards must be equal, which is printed
+as a check. Ours is timed as a training step after the first: its render workers were started by a
+step on other tasks (in training they live from the first step to the last); `--cold` times the very
+first step instead. Each side starts with its own empty render cache.
 
-    python benchmarks/reward_speed.py [--tasks mb003 mb005] [--workers N]
+    python benchmarks/reward_speed.py [--tasks mb003 mb005 mb010] [--workers N] [--baseline-workers 4 8]
 """
 
 from __future__ import annotations
@@ -23,8 +26,13 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 os.environ["MANIMGEN_CACHE"] = tempfile.mkdtemp(prefix="manimgen-reward-speed-")
 
@@ -35,17 +43,24 @@ from manimgen.metrics.code import code_bert_bleu  # noqa: E402
 from manimgen.metrics.dtw import dtw_distance  # noqa: E402
 from manimgen.metrics.embedders import code_embedder, image_embedder  # noqa: E402
 from manimgen.metrics.visual import SSIM_DTW_SHARPNESS, sem_dtw, ssim_matrix_reference, to_gray  # noqa: E402
-from manimgen.render import render, sample_frames  # noqa: E402
+from manimgen.render import sample_frames  # noqa: E402
 from manimgen.scoring import Scorer  # noqa: E402
 from manimgen.train.reward import ManimReward, default_render_workers  # noqa: E402
 
 TEXT_WEIGHT, VISUAL_WEIGHT = 0.2, 0.8
+MANIM = str(Path(sys.executable).with_name("manim"))
 
 
-def default_tasks(count: int = 2, skip: int = 0) -> list[Task]:
-    """The first train tasks that animate in 2D (a 3D scene takes ~20 s a render here)."""
-    chosen = [task for task in load_tasks("train") if "self.play(" in task.reference_code and "ThreeD" not in task.reference_code]
-    return chosen[skip : skip + count]
+def default_tasks(skip: int = 0) -> list[Task]:
+    """The first train tasks that animate in 2D, typeset LaTeX, and draw in 3D (after `skip` of each)."""
+    single_scene = [task for task in load_tasks("train") if task.reference_code.count("class ") == 1]
+    train = [task for task in single_scene if "self.play(" in task.reference_code or "self.wait(" in task.reference_code]
+    kinds = (
+        lambda code: "ThreeD" not in code and "Tex(" not in code,
+        lambda code: "MathTex(" in code and "ThreeD" not in code,
+        lambda code: "ThreeDScene" in code,
+    )
+    return [[task for task in train if kind(task.reference_code)][skip] for kind in kinds]
 
 
 def group_completions(code: str) -> list[str]:
@@ -64,19 +79,38 @@ def group_completions(code: str) -> list[str]:
     return [format_target(variant + "\n") for variant in variants] + ["Sorry, I cannot write that scene."]
 
 
-def paper_reward(reference: str, completion: str, image_encoder: object, code_encoder: object) -> float:
-    """One completion scored the paper's way: both scenes rendered afresh, pairwise skimage SSIM."""
+def cli_render(code: str) -> Path | None:
+    """One render as the original does it: the code in a temporary file, a fresh `manim` process."""
+    with tempfile.TemporaryDirectory(prefix="original-render-") as scratch:
+        scene = Path(scratch) / "scene.py"
+        scene.write_text(code)
+        media = Path(scratch) / "media"
+        command = [MANIM, str(scene), "-ql", "--format=mp4", "--media_dir", str(media), "-o", "out"]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return None
+        outputs = [*media.rglob("out.mp4"), *media.rglob("out.png")]
+        if done.returncode != 0 or not outputs:
+            return None
+        kept = Path(tempfile.mkdtemp(prefix="original-output-")) / outputs[0].name
+        shutil.copy(outputs[0], kept)
+        return kept
+
+
+def original_reward(reference: str, completion: str, image_encoder: object, code_encoder: object) -> float:
+    """One completion the original's way: render it, then the reference only if it rendered, pairwise SSIM."""
     code = extract_code(completion)
     if code is None:
         return 0.0
     text = code_bert_bleu(reference, code, code_encoder)
-    reference_render = render(reference, use_cache=False)
-    if not reference_render.ok:
+    generated = cli_render(code)
+    if generated is None:
         return TEXT_WEIGHT * text
-    generated = render(code, use_cache=False)
-    if not generated.ok:
+    reference_video = cli_render(reference)
+    if reference_video is None:
         return TEXT_WEIGHT * text
-    ref_frames, test_frames = sample_frames(reference_render.output), sample_frames(generated.output)
+    ref_frames, test_frames = sample_frames(reference_video), sample_frames(generated)
     scores = ssim_matrix_reference(to_gray(ref_frames), to_gray(test_frames))
     distance = dtw_distance(scores.max(axis=1), scores.max(axis=0), "euclidean", "exact")
     ssim_part = math.exp(-SSIM_DTW_SHARPNESS * distance / max(scores.shape))
@@ -86,21 +120,23 @@ def paper_reward(reference: str, completion: str, image_encoder: object, code_en
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", nargs="+", help="ManimBench task ids (default: the first two 2D train scenes that animate)")
+    parser.add_argument("--tasks", nargs="+", help="ManimBench train task ids (default: a 2D, a LaTeX and a 3D scene)")
     parser.add_argument("--workers", type=int, default=None, help="parallel renders for ours (default: one per core)")
     parser.add_argument("--cold", action="store_true", help="time our first step, render workers starting included")
+    parser.add_argument("--baseline-workers", type=int, nargs="+", default=[4, 8], help="thread-pool sizes of the original's way")
     args = parser.parse_args()
 
     tasks = load_tasks("train", ids=args.tasks) if args.tasks else default_tasks()
-    references = [task.reference_code for task in tasks for _ in range(8)]
+    references = [task.reference_code for task in tasks for _ in range(len(group_completions(task.reference_code)))]
     completions = [completion for task in tasks for completion in group_completions(task.reference_code)]
-    print(f"batch: {len(completions)} completions of {', '.join(task.id for task in tasks)}; {os.cpu_count()} cores")
+    per_task = len(completions) // len(tasks)
+    print(f"batch: {len(completions)} completions ({per_task} per task) of {', '.join(task.id for task in tasks)}; {os.cpu_count()} cores")
 
     scorer = Scorer(workers=args.workers or default_render_workers())  # embedders load here, before timing
     reward = ManimReward(TEXT_WEIGHT, VISUAL_WEIGHT, scorer=scorer)
     image_encoder, code_encoder = image_embedder(), code_embedder()
     if not args.cold:
-        earlier_step = [task.reference_code for task in default_tasks(skip=2)]
+        earlier_step = [task.reference_code for task in default_tasks(skip=1)]
         reward([[]] * len(earlier_step), [format_target(code) for code in earlier_step], earlier_step)
 
     started = time.perf_counter()
@@ -109,13 +145,16 @@ def main() -> None:
     stats = reward.last_stats
     print(f"ours:    {ours_seconds:7.1f} s  {len(completions) / ours_seconds:6.3f} samples/s  render success {stats.render_ok:.2f}")
 
-    started = time.perf_counter()
-    theirs = [paper_reward(reference, completion, image_encoder, code_encoder) for reference, completion in zip(references, completions)]
-    paper_seconds = time.perf_counter() - started
-    print(f"paper's: {paper_seconds:7.1f} s  {len(completions) / paper_seconds:6.3f} samples/s")
-
-    difference = max(abs((mine or 0.0) - other) for mine, other in zip(ours, theirs))
-    print(f"speed-up ours / paper's: {paper_seconds / ours_seconds:.1f}x   max |reward difference|: {difference:.1e}")
+    for workers in args.baseline_workers:
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            theirs = list(pool.map(lambda pair: original_reward(*pair, image_encoder, code_encoder), zip(references, completions)))
+        seconds = time.perf_counter() - started
+        difference = max(abs((mine or 0.0) - other) for mine, other in zip(ours, theirs))
+        print(
+            f"original's, {workers} threads: {seconds:7.1f} s  {len(completions) / seconds:6.3f} samples/s  "
+            f"ours is {seconds / ours_seconds:.1f}x faster; max |reward difference| {difference:.1e}"
+        )
     print("rewards:", " ".join(f"{value:.2f}" for value in ours if value is not None))
     reward.close()
 

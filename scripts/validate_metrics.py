@@ -41,7 +41,8 @@ from manimgen.metrics.embedders import IMAGE_EMBEDDERS
 from manimgen.render import RenderJob, RenderPool, RenderResult
 from manimgen.scoring import Scorer, Scores
 
-VISUAL_METRICS = ("vs", "ssim_dtw", "sem_dtw")
+VISUAL_METRICS = ("vs", "ssim_dtw", "sem_dtw", "content_vs")
+VISUAL_TITLES = ("VS", "SSIM_DTW", "SEM_DTW", "CVS")
 CODE_METRICS = ("codebleu", "cbb", "ast_distance")
 VARIANT_KINDS = ("colour", "shift", "timing", "scale")
 COLOUR_RING = ("RED", "GREEN", "BLUE", "YELLOW", "ORANGE", "PURPLE", "TEAL", "PINK", "GOLD", "MAROON")
@@ -275,7 +276,7 @@ def print_report(report: dict[str, Any]) -> None:
         )
         table = Table(title=f"{name}: means (medians) by pair kind")
         table.add_column("pairs")
-        for metric in ("VS", "SSIM_DTW", "SEM_DTW"):
+        for metric in VISUAL_TITLES:
             table.add_column(metric, justify="right")
         rows = [("different reference", result["different"]), ("variant", result["variants"])]
         for title, stats in rows:
@@ -286,7 +287,7 @@ def print_report(report: dict[str, Any]) -> None:
         console.print(table)
         auc_table = Table(title=f"{name}: ROC AUC, variant vs its reference (+) against different references (−)")
         auc_table.add_column("pairs")
-        for metric in ("VS", "SSIM_DTW", "SEM_DTW"):
+        for metric in VISUAL_TITLES:
             auc_table.add_column(metric, justify="right")
         for subset, stats in result["discrimination"].items():
             if isinstance(stats, dict):

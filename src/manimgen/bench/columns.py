@@ -74,6 +74,7 @@ def metric_columns(image_embedders: list[str], code_embedders: list[str]) -> lis
         Column("RSR, clean layout", "clean_rsr", percent),
         Column("patterns met", "patterns_ok", percent),
         Column(label("vs"), "vs", percent),
+        Column(label("content_vs"), "content_vs", percent),
         Column(label("cbb"), "cbb", score),
         Column(label("codebleu"), "codebleu", score),
         Column(label("code_cosine"), "code_cosine", score),

@@ -184,11 +184,13 @@ def _hours_between(started: str, finished: str) -> str:
 
 def notes(samples: list[Sample], sessions: list[Session], paper_rows: bool) -> list[str]:
     images, codes = embedders(samples)
+    presets = sorted({sample.score("preset") for sample in samples if sample.status != "error" and sample.scores is not None})
     found = [
-        f"Scores use image embedder {', '.join(images) or MISSING} and code embedder {', '.join(codes) or MISSING}; "
-        "each metric's header names its embedder.",
+        f"Metric preset {', '.join(presets) or MISSING} (README, Metrics); image embedder {', '.join(images) or MISSING} "
+        f"and code embedder {', '.join(codes) or MISSING}; each metric's header names its embedder.",
         "RSR: share of samples whose final code rendered. VS = √(SSIM_DTW × SEM_DTW), 0 for a sample that did "
-        "not render, averaged over all samples. ASTDist: lower is better.",
+        "not render, averaged over all samples. CVS: what is drawn, where and in what colour, aligned over time "
+        "(near 0 for unrelated scenes, 1 for the same; ours, not the paper's). ASTDist: lower is better.",
     ]
     if paper_rows:
         if differs_from_paper(samples):

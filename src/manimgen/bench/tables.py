@@ -37,6 +37,7 @@ class Aggregate:
     clean_rsr: float | None
     patterns_ok: float | None
     vs: float | None
+    content_vs: float | None
     cbb: float | None
     codebleu: float | None
     code_cosine: float | None
@@ -95,6 +96,7 @@ def aggregate(model: str, strategy: str, samples: Sequence[Sample], complexity: 
         clean_rsr=average(clean_render),
         patterns_ok=average(lambda s: s.score("patterns_ok")),
         vs=average(lambda s: s.score("vs")),
+        content_vs=average(lambda s: s.score("content_vs")),
         cbb=average(lambda s: s.score("cbb")),
         codebleu=average(lambda s: s.score("codebleu")),
         code_cosine=average(lambda s: s.score("code_cosine")),

@@ -12,6 +12,7 @@ from manimgen.metrics.code import (
     embedding_cosine,
     syntax_error,
 )
+from manimgen.metrics.content import content_similarity
 from manimgen.metrics.correlation import Correlation, pearson, spearman
 from manimgen.metrics.dtw import dtw_distance
 from manimgen.metrics.embedders import (
@@ -35,6 +36,7 @@ from manimgen.metrics.visual import (
 )
 
 __all__ = [
+    "content_similarity",
     "DEFAULT_CODE_EMBEDDER",
     "DEFAULT_IMAGE_EMBEDDER",
     "CodeEmbedder",

@@ -42,6 +42,7 @@ class Scores:
     reference_status: str = _score("TEXT")
     layout_findings: int | None = _score("INTEGER", default=None)  # of the rendered code; None: not rendered or unknown
     patterns_ok: bool | None = _score("INTEGER", default=None)  # the code matches its task's patterns; None: the task has none
+    content_vs: float | None = _score("REAL", "content_vs", default=None)  # CVS; None in scores stored before it existed
     preset: str = _score("TEXT", default="default")  # the metric preset (scoring/presets.py) the values were computed with
 
     def label(self, name: str) -> str:

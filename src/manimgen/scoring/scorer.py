@@ -36,6 +36,7 @@ from manimgen.metrics.code import (
     scene_classes,
     syntax_error,
 )
+from manimgen.metrics.content import Cells, compare_cells, drawn_cells
 from manimgen.metrics.dtw import DTW_METHODS, DtwMethod
 from manimgen.metrics.embedders import CodeEmbedder
 from manimgen.metrics.visual import VisualScore, embed_frames, visual_score
@@ -63,6 +64,7 @@ class ReferenceRender:
     render: RenderResult
     frames: np.ndarray
     embeddings: np.ndarray
+    cells: Cells
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,7 @@ class Scorer:
         self, reference: ReferenceRender, code: str | None, result: RenderResult | None, code_scores: dict[str, Any]
     ) -> Scores:
         visual: VisualScore | None = None
+        content: float | None = None
         status = NO_CODE
         if _has_code(code) and result is not None:
             if result.quality != self.quality:
@@ -273,12 +276,14 @@ class Scorer:
                 visual = visual_score(
                     reference.frames, frames, self._image, dtw=self.dtw, ref_embeddings=reference.embeddings, gray=self.preset.gray
                 )
+                content = compare_cells(reference.cells, drawn_cells(frames))
         return Scores(
             render_status=status,
             rendered=visual is not None,
             vs=visual.vs if visual else 0.0,
             ssim_dtw=visual.ssim_dtw if visual else 0.0,
             sem_dtw=visual.sem_dtw if visual else 0.0,
+            content_vs=content if visual else 0.0,
             **code_scores,
             image_embedder=self.image_embedder,
             code_embedder=self.code_embedder,
@@ -303,7 +308,7 @@ class Scorer:
                 f"{name} did not render ({result.status.value}: {last_line}); fix that reference scene "
                 "(`manimgen render FILE` shows the full error, `manimgen doctor` checks LaTeX and the sandbox)"
             )
-        prepared = ReferenceRender(result, frames, embed_frames(self._image, frames))
+        prepared = ReferenceRender(result, frames, embed_frames(self._image, frames), drawn_cells(frames))
         self._references.put(key, prepared)
         return prepared
 

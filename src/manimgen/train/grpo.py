@@ -84,6 +84,7 @@ def build_grpo_trainer(
         quality=config.render_quality,
         timeout_s=config.render_timeout_s,
         preset=config.metric_preset,
+        visual_metric=config.visual_metric,
         workers=config.render_workers,
     )
     policy = with_trainable_adapter(base, adapter) if adapter else base.model

@@ -58,6 +58,7 @@ class GRPOTrainingConfig(BaseTrainingConfig):
     render_quality: str = "low"
     render_timeout_s: float = 120.0
     metric_preset: str = "default"
+    visual_metric: Literal["vs", "content_vs"] = "vs"
     render_workers: int | None = None
     use_vllm: bool = False
     vllm_mode: str = "colocate"

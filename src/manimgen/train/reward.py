@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from manimgen.render import Renderer
 
 RewardMode = Literal["arithmetic", "geometric"]
+VisualMetric = Literal["vs", "content_vs"]
+VISUAL_METRICS = ("vs", "content_vs")
 
 
 @dataclass(frozen=True)
@@ -84,18 +86,23 @@ class ManimReward:
         scorer: Any | None = None,
         renderer: Renderer | None = None,
         preset: str = "default",
+        visual_metric: VisualMetric = "vs",
     ) -> None:
         """`renderer` renders the completions and references (default: a warm pool of `workers`, kept between
-        steps); `preset` names the metric preset (scoring/presets.py) the text and visual parts follow."""
+        steps); `preset` names the metric preset (scoring/presets.py) the text and visual parts follow, and
+        `visual_metric` the visual part: the paper's VS, or CVS, which spreads unrelated scenes towards 0."""
         from manimgen.scoring.presets import get_preset
 
         if text_weight < 0 or visual_weight < 0 or text_weight + visual_weight <= 0:
             raise ValueError(f"reward weights must be non-negative and not both 0, got {text_weight}, {visual_weight}")
+        if visual_metric not in VISUAL_METRICS:
+            raise ValueError(f"the reward's visual part is one of {', '.join(VISUAL_METRICS)}, got {visual_metric!r}")
         if mode not in ("arithmetic", "geometric"):
             raise ValueError(f"reward mode must be arithmetic or geometric, got {mode!r}")
         self.text_weight = text_weight
         self.visual_weight = visual_weight
         self.mode = mode
+        self.visual_metric = visual_metric
         self._failed_reference_visual = get_preset(preset).failed_reference_visual
         self._strict_extraction = get_preset(preset).extraction == "strict"
         self._scorer_options = {
@@ -152,7 +159,7 @@ class ManimReward:
                 rendered.append(0.0)
             else:
                 texts.append(score.cbb if code is not None else 0.0)
-                visuals.append(score.vs if score.rendered else 0.0)
+                visuals.append(getattr(score, self.visual_metric) if score.rendered else 0.0)
                 rendered.append(float(score.rendered))
             rewards.append(self.combine(texts[-1], visuals[-1]))
         scored = [reward for reward in rewards if reward is not None]
