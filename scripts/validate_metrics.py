@@ -10,7 +10,7 @@ c. discrimination: same-scene variants made by editing a reference's code (a col
    swapped, the first mobject shifted by 0.4 units, the first run_time or wait stretched 1.5×, the
    first constant scale factor multiplied by 1.2; only variants that render and change the output)
    are scored against their reference as positives, the pairs of (b) are the negatives, and the ROC
-   AUC of VS, SSIM_DTW and SEM_DTW says how well each separates them (0.5 is chance).
+   AUC of VS, SSIM_DTW, SEM_DTW and CVS says how well each separates them (0.5 is chance).
 
     python scripts/validate_metrics.py [--limit 10] [--variant-refs 50] [--out runs/metric-validation.json]
 
