@@ -6,14 +6,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras="llamacpp,test,model-0-5b,model-1-5b"
+test_packages=()
 if [[ "${1:-}" == "--test" ]]; then
   extras="llamacpp,test,model-0-5b"
+  test_packages=(chromium chromium-driver)  # the page's tests drive Debian's browser
 fi
 
 apt_packages=(
   pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core
   texlive-latex-base texlive-latex-recommended texlive-latex-extra preview-latex-style dvisvgm
   bubblewrap
+  "${test_packages[@]}"
 )
 if ! dpkg -s "${apt_packages[@]}" >/dev/null 2>&1; then
   if [[ $(id -u) -ne 0 ]]; then

@@ -1,28 +1,32 @@
-"""`manimgen generate`: one sentence to a rendered scene, with each agent round shown as it ends."""
+"""`manimgen generate`: a sentence (or a file of them) to a rendered scene, its code beside the video,
+each agent round shown as it ends."""
 
 from __future__ import annotations
 
+import json
 import re
-import shutil
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from manimgen.agent.search_strategies import DEFAULT_STRATEGY
-from manimgen.cli.app import QualityOption, app, console, fail, literal
+from manimgen.cli.app import app, console, fail, literal
 from manimgen.cli.choices import model_help, strategy_help
 from manimgen.llm.base import Sampling
 
 if TYPE_CHECKING:
     from manimgen.agent import Round
+    from manimgen.llm.base import LLM
+    from manimgen.serve.produce import Product, Request
 
-ERROR_LINE = re.compile(r"^\s*[\w.]*(Error|Exception|Interrupt|Exit)\b.*")
 DEFAULT_OUT_DIR = Path("runs") / "generate"
 EMPTY_SENTENCE = 'the sentence is empty: describe the animation, e.g. manimgen generate "A blue circle turns into a red square"'
+BATCH_RESULTS = "batch.jsonl"
 
 
 def _slug(sentence: str, limit: int = 60) -> str:
@@ -30,14 +34,9 @@ def _slug(sentence: str, limit: int = 60) -> str:
     return slug[:limit].rstrip("-") or "scene"
 
 
-def _first_error(feedback: str) -> str:
-    """The line that names the error (`NameError: ...`), else the last line of the feedback."""
-    lines = [line.strip() for line in feedback.splitlines() if line.strip()]
-    named = [line for line in lines if ERROR_LINE.match(line)]
-    return (named or lines or [""])[0]
-
-
 def _show_round(round_: Round) -> None:
+    from manimgen.serve.engine import first_error
+
     tokens = f"{round_.prompt_tokens}+{round_.completion_tokens} tok"
     head = f"round {round_.index + 1} [bold]{round_.kind}[/bold]  {tokens}  {round_.llm_seconds:.1f} s"
     if round_.render is not None:
@@ -50,60 +49,93 @@ def _show_round(round_: Round) -> None:
         head += "  [dim]not rendered[/dim]"
     line = Text.from_markup(head)
     if round_.feedback:
-        line.append_text(Text.assemble("  ", literal(_first_error(round_.feedback)), style="dim"))
+        line.append_text(Text.assemble("  ", literal(first_error(round_.feedback)), style="dim"))
     console.print(line)
     for note in round_.autofixes:
         console.print(Text.assemble("  fixed ", (note, "dim")), soft_wrap=True)
 
 
-def _place_output(output: Path, out: Path | None, sentence: str) -> Path:
-    """Copy the render to `out` (its suffix follows the real file: .mp4, or .png for a still scene)."""
-    target = out or DEFAULT_OUT_DIR / _slug(sentence)
-    target = target.with_suffix(output.suffix)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(output, target)
-    return target
+def _sentences(batch: Path) -> list[str]:
+    """One sentence per line of a text file, or a JSON Lines task file (`description` or `prompt`)."""
+    from manimgen.data import DatasetError
+    from manimgen.data.task_file import load_task_file
+
+    if batch.suffix == ".jsonl":
+        try:
+            return [task.description for task in load_task_file(batch)]
+        except DatasetError as error:
+            fail(str(error))
+    try:
+        lines = [line.strip() for line in batch.read_text(encoding="utf-8").splitlines()]
+    except (OSError, UnicodeDecodeError) as error:
+        fail(f"cannot read {batch} ({error}); give a UTF-8 text file with one sentence per line")
+    sentences = [line for line in lines if line and not line.startswith("#")]
+    if not sentences:
+        fail(f"{batch} holds no sentences; write one per line")
+    return sentences
 
 
 @app.command()
 def generate(
-    sentence: Annotated[str, typer.Argument(help="what the animation should show")],
+    sentence: Annotated[Optional[str], typer.Argument(help="what the animation should show")] = None,
     model: Annotated[Optional[str], typer.Option(help=model_help())] = None,
     strategy: Annotated[str, typer.Option(help=strategy_help())] = DEFAULT_STRATEGY,
     rounds: Annotated[int, typer.Option(min=0, help="feedback rounds K after the first generation")] = 3,
     temperature: Annotated[float, typer.Option(min=0.0, help="sampling temperature")] = Sampling.temperature,
     max_tokens: Annotated[int, typer.Option(min=1, help="most tokens per answer")] = Sampling.max_tokens,
     seed: Annotated[int, typer.Option(help="sampling seed (round i uses seed + i)")] = 0,
-    quality: QualityOption = "low",
-    out: Annotated[Optional[Path], typer.Option(help="where to copy the video (default runs/generate/<slug>.mp4)")] = None,
-    trace: Annotated[Optional[Path], typer.Option(help="write the run's trace (every prompt, answer, render) as JSON here")] = None,
+    quality: Annotated[str, typer.Option(help="the video's quality; the search renders at low, then the accepted scene once at this quality")] = "low",
+    out: Annotated[Optional[Path], typer.Option(help="where the video goes (default runs/generate/<slug>.mp4); its .py beside it")] = None,
+    trace: Annotated[Optional[Path], typer.Option(help="also write the run's trace (every prompt, answer, render) as JSON here")] = None,
+    batch: Annotated[Optional[Path], typer.Option(help="a file of sentences (one per line, or JSON Lines): one video each into --out, resumable")] = None,
 ) -> None:
-    """Turn a sentence into a Manim scene with an LLM, render it, and print where the video is."""
-    if not sentence.strip():
+    """Turn a sentence into a Manim scene with an LLM, render it, and print where the video and its code are."""
+    from manimgen.agent import get_strategy
+    from manimgen.render.result import QUALITIES
+    from manimgen.serve.produce import Request
+
+    if (sentence is None) == (batch is None):
+        fail('give one sentence, or --batch FILE with one per line (e.g. manimgen generate "A blue circle grows")')
+    if sentence is not None and not sentence.strip():
         fail(EMPTY_SENTENCE)
-    from dataclasses import replace
-
-    from manimgen.agent import AgentConfig, get_strategy
-    from manimgen.agent.layout import layout_findings
-    from manimgen.agent.strategies import DEFAULT_SAMPLING
-    from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, ensure_gguf, load_model
-
+    if quality not in QUALITIES:
+        fail(f"unknown quality {quality!r}; choose one of: {', '.join(QUALITIES)}")
     try:
-        agent = get_strategy(strategy)
-        sampling = replace(DEFAULT_SAMPLING, temperature=temperature, max_tokens=max_tokens, seed=seed)
-        config = AgentConfig(rounds=rounds, sampling=sampling, quality=quality)
+        get_strategy(strategy)
     except ValueError as error:
         fail(str(error))
+    sentences = _sentences(batch) if batch is not None else [sentence or ""]
+    requests = [Request(text, strategy, quality, rounds, temperature, max_tokens, seed) for text in sentences]
+    llm, loaded_s = _load(model)
+    try:
+        if batch is not None:
+            _run_batch(llm, requests, out or DEFAULT_OUT_DIR / f"batch-{batch.stem}")
+            return
+        _run_one(llm, requests[0], out, trace, loaded_s)
+    finally:
+        llm.close()
+
+
+def _load(model: str | None) -> tuple[LLM, float]:
+    from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, ensure_gguf, load_model
+
     name = model or DEFAULT_MODEL
     started = time.monotonic()
     try:
         if name in MODELS:
             ensure_gguf(name, progress=True)
         with console.status(f"loading {name} …"):
-            llm = load_model(name)
+            return load_model(name), time.monotonic() - started
     except LLMError as error:
         fail(str(error))
-    loaded_s = time.monotonic() - started
+
+
+def _run_one(llm: LLM, request: Request, out: Path | None, trace: Path | None, loaded_s: float) -> None:
+    from manimgen.agent.layout import layout_findings
+    from manimgen.llm import LLMError
+    from manimgen.serve.produce import produce
+
+    target = (out or DEFAULT_OUT_DIR / _slug(request.sentence)).with_suffix("")
     try:
         with console.status("generating …") as status:
 
@@ -111,34 +143,72 @@ def generate(
                 if round_.index == 0:
                     console.print(
                         f"model [bold]{escape(llm.name)}[/bold] ready: loaded in {loaded_s:.1f} s, "
-                        f"first answer in {round_.llm_seconds:.1f} s; strategy {agent.name}"
+                        f"first answer in {round_.llm_seconds:.1f} s; strategy {request.strategy}"
                     )
                 _show_round(round_)
                 status.update(f"round {round_.index + 2} …")
 
-            result = agent.run(llm, sentence, config, on_round)
+            product = produce(llm, request, target, on_round=on_round)
     except LLMError as error:
         fail(str(error))
-    finally:
-        llm.close()
+    result = product.trace
     if trace is not None:
         trace.parent.mkdir(parents=True, exist_ok=True)
         trace.write_text(result.to_json(), encoding="utf-8")
         console.print(Text(f"trace: {trace}"), soft_wrap=True)
     summary = f"{result.llm_calls} generations, {result.seconds:.1f} s, stopped: {result.stop_reason}"
-    final = result.final_render
-    if final is None or not final.ok or final.output is None:
-        if result.final_code is None:
-            reason = "no code in the final answer"
-        else:
-            reason = final.status.value if final is not None else "not rendered"
-        console.print(Text.assemble(("failed", "red"), f" ({reason}); {summary}"))
-        if final is not None and final.error_tail:
-            console.print(literal(final.error_tail))
+    if not product.ok:
+        console.print(Text.assemble(("failed", "red"), f" ({product.error}); {summary}"))
+        if product.render is not None and product.render.error_tail:
+            console.print(literal(product.render.error_tail))
+        if product.code is not None:
+            console.print(Text(f"the last code: {product.code}"), soft_wrap=True)
         raise typer.Exit(code=1)
-    console.print(Text.assemble(("ok", "green"), f" {final.scene}; {summary}"))
-    problems = layout_findings(final.geometry)
+    assert product.video is not None and product.render is not None
+    console.print(Text.assemble(("ok", "green"), f" {product.render.scene}; {summary}"))
+    problems = layout_findings(result.final_render.geometry if result.final_render else None)
     if problems:
         count = f"{len(problems)} layout problem{'s' if len(problems) > 1 else ''}"
         console.print(Text.assemble((f"check the video: {count}", "yellow"), "; the first: ", literal(problems[0].message)))
-    console.print(Text(str(_place_output(final.output, out, sentence))), soft_wrap=True)
+    console.print(Text(f"{product.video}\n{product.code}"), soft_wrap=True)
+
+
+def _run_batch(llm: LLM, requests: list[Request], folder: Path) -> None:
+    """One video per sentence; a rerun skips the sentences whose video is already there."""
+    from manimgen.serve.produce import produce
+
+    folder.mkdir(parents=True, exist_ok=True)
+    results = folder / BATCH_RESULTS
+    targets = [folder / f"{number:03d}-{_slug(request.sentence, 40)}" for number, request in enumerate(requests, 1)]
+    made = done = 0
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.fields[made]} videos"))
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task("batch", total=len(requests), made=0)
+        for request, target in zip(requests, targets):
+            if any(target.with_suffix(suffix).is_file() for suffix in (".mp4", ".png")):
+                made += 1
+                progress.update(bar, advance=1, made=made)
+                continue
+            progress.update(bar, description=escape(request.sentence[:40]))
+            product = produce(llm, request, target)
+            made += product.ok
+            done += 1
+            _append(results, request, product)
+            progress.update(bar, advance=1, made=made)
+    console.print(Text(f"{made} of {len(requests)} sentences have a video ({done} run now) in {folder}; results: {results}"), soft_wrap=True)
+    if made < len(requests):
+        raise typer.Exit(code=1)
+
+
+def _append(results: Path, request: Request, product: Product) -> None:
+    record = {
+        "sentence": request.sentence,
+        "ok": product.ok,
+        "video": str(product.video) if product.video else None,
+        "code": str(product.code) if product.code else None,
+        "error": product.error,
+        "generations": product.trace.llm_calls,
+        "seconds": round(product.trace.seconds, 1),
+    }
+    with results.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")

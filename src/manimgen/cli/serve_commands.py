@@ -1,0 +1,93 @@
+"""`manimgen serve` (the page and the HTTP job API) and `manimgen mcp` (tools for coding agents)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.text import Text
+
+from manimgen.cli.app import app, console, fail
+from manimgen.cli.choices import model_help, strategy_help
+
+DEFAULT_ROOT = Path("runs") / "serve"
+TOKEN_ENV = "MANIMGEN_TOKEN"
+
+RootOption = Annotated[Path, typer.Option("--root", help="folder for the job store and every job's video, code and trace")]
+ModelOption = Annotated[Optional[str], typer.Option("--model", help=f"the default model: {model_help()}")]
+StrategyOption = Annotated[Optional[str], typer.Option("--strategy", help=f"the default strategy: {strategy_help()}")]
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to bind; anything but loopback requires a token")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
+    root: RootOption = DEFAULT_ROOT,
+    workers: Annotated[int, typer.Option(min=1, help="jobs run at once (each model is loaded once and shared)")] = 1,
+    model: ModelOption = None,
+    strategy: StrategyOption = None,
+    token: Annotated[Optional[str], typer.Option(help=f"the token every API request must carry (default: ${TOKEN_ENV}, else a new one when not on loopback)")] = None,
+) -> None:
+    """The web page and the HTTP job API: type a sentence, watch its rounds, get the video and its code."""
+    import uvicorn
+
+    from manimgen.serve.api import create_app
+    from manimgen.serve.engine import JobEngine, JobError
+
+    token = token or os.environ.get(TOKEN_ENV) or None
+    if not _is_loopback(host) and not token:
+        token = secrets.token_urlsafe(24)
+    try:
+        engine = JobEngine(root, workers=workers, **_defaults(model, strategy))
+    except JobError as error:
+        fail(str(error))
+    if engine.interrupted:
+        console.print(Text(f"{len(engine.interrupted)} jobs were cut short when the server last stopped; they are marked interrupted (retry them)"))
+    address = f"http://{host}:{port}/"
+    if token:
+        console.print(Text(f"bound to {host}: every API request needs the token (header Authorization: Bearer TOKEN)\ntoken: {token}\npage: {address}?token={token}"))
+    else:
+        console.print(Text(f"page: {address}   API docs: {address}docs   jobs in {root}"))
+    engine.start()
+    try:
+        uvicorn.run(create_app(engine, token=token), host=host, port=port, log_level="warning")
+    finally:
+        engine.close()
+
+
+@app.command()
+def mcp(
+    root: RootOption = DEFAULT_ROOT,
+    model: ModelOption = None,
+    strategy: StrategyOption = None,
+) -> None:
+    """An MCP server on stdio: tools to generate an animation, render or lint a scene, list models and strategies."""
+    from manimgen.serve.engine import JobEngine, JobError
+    from manimgen.serve.mcp_server import create_mcp_server
+
+    try:
+        engine = JobEngine(root, **_defaults(model, strategy))
+    except JobError as error:
+        fail(str(error))
+    engine.start()
+    try:
+        create_mcp_server(engine).run("stdio")
+    finally:
+        engine.close()
+
+
+def _defaults(model: str | None, strategy: str | None) -> dict[str, str]:
+    return {key: value for key, value in (("default_model", model), ("default_strategy", strategy)) if value}

@@ -1,0 +1,197 @@
+"""The HTTP API and the page, on one FastAPI app over a JobEngine.
+
+    POST /api/jobs                  {sentence, model?, strategy?, quality?} -> 201 the job
+    POST /api/render                {code, quality?, sentence?} -> 201 a job rendering that code
+    GET  /api/jobs                  recent jobs, newest first
+    GET  /api/jobs/{id}             the job
+    GET  /api/jobs/{id}/events      Server-Sent Events: status changes and rounds, from Last-Event-ID
+    GET  /api/jobs/{id}/video       the MP4 (or PNG of a still scene)
+    GET  /api/jobs/{id}/poster      a PNG of the video's last frame
+    GET  /api/jobs/{id}/code        the scene's .py
+    GET  /api/jobs/{id}/trace       every round as JSON
+    POST /api/jobs/{id}/cancel      stop it (queued: at once; running: when its current round ends)
+    POST /api/jobs/{id}/retry       a new job with the same inputs
+    GET  /api/options               models, strategies and qualities to choose from
+    GET  /                          the page; /docs the OpenAPI documentation
+
+With a token, every /api request must carry it (`Authorization: Bearer TOKEN`); the page asks for it
+once. Request bodies are capped at `MAX_BODY` bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from manimgen.agent import strategy_summaries
+from manimgen.llm import MODELS
+from manimgen.render.result import DEFAULT_QUALITY, QUALITIES
+from manimgen.serve.engine import MAX_CODE, MAX_SENTENCE, JobEngine, JobError
+from manimgen.serve.jobs import Job
+
+MAX_BODY = MAX_CODE + 16 * 1024
+EVENT_POLL_S = 0.3
+
+
+class JobRequest(BaseModel):
+    sentence: str = Field(max_length=MAX_SENTENCE, description="what the animation should show")
+    model: str | None = Field(None, description="a registry name or model spec (default: the server's)")
+    strategy: str | None = Field(None, description="an agent strategy (default: the server's)")
+    quality: str = Field(DEFAULT_QUALITY, description="the final render's quality; the search renders at low")
+
+
+class RenderRequest(BaseModel):
+    code: str = Field(max_length=MAX_CODE, description="a Manim scene file")
+    quality: str = DEFAULT_QUALITY
+    sentence: str = Field("", max_length=MAX_SENTENCE, description="what the scene is meant to show (kept with the job)")
+
+
+def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
+    """The app; `token`, when given, is required on every /api request."""
+    app = FastAPI(title="manimgen", description="A sentence to a Manim video: jobs, their rounds, their videos.", version="1")
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            return JSONResponse({"detail": f"the request body is over {MAX_BODY} bytes"}, status_code=413)
+        if token and request.url.path.startswith("/api/") and not _authorised(request, token):
+            return JSONResponse({"detail": "this server needs its token: send the header Authorization: Bearer TOKEN"}, status_code=401)
+        return await call_next(request)
+
+    @app.post("/api/jobs", status_code=201)
+    def create_job(body: JobRequest) -> dict[str, Any]:
+        return _refusing(lambda: engine.submit(body.sentence, body.model, body.strategy, body.quality)).to_dict()
+
+    @app.post("/api/render", status_code=201)
+    def create_render(body: RenderRequest) -> dict[str, Any]:
+        return _refusing(lambda: engine.submit_render(body.code, body.quality, body.sentence)).to_dict()
+
+    @app.get("/api/jobs")
+    def list_jobs(limit: int = 50) -> list[dict[str, Any]]:
+        return [job.to_dict() for job in engine.store.recent(max(1, min(limit, 500)))]
+
+    @app.get("/api/jobs/{job_id}")
+    def get_job(job_id: str) -> dict[str, Any]:
+        return _found(engine, job_id).to_dict()
+
+    @app.post("/api/jobs/{job_id}/cancel")
+    def cancel_job(job_id: str) -> dict[str, Any]:
+        _found(engine, job_id)
+        return engine.cancel(job_id).to_dict()
+
+    @app.post("/api/jobs/{job_id}/retry", status_code=201)
+    def retry_job(job_id: str) -> dict[str, Any]:
+        _found(engine, job_id)
+        return _refusing(lambda: engine.retry(job_id)).to_dict()
+
+    @app.get("/api/jobs/{job_id}/events")
+    async def job_events(job_id: str, request: Request) -> StreamingResponse:
+        _found(engine, job_id)
+        start = request.headers.get("last-event-id", "0")
+        after = int(start) if start.isdigit() else 0
+        return StreamingResponse(_stream(engine, job_id, after, request), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/api/jobs/{job_id}/video")
+    def job_video(job_id: str) -> FileResponse:
+        job = _found(engine, job_id)
+        if not job.video:
+            raise HTTPException(404, f"job {job_id} has no video ({job.status}{': ' + job.error if job.error else ''})")
+        path = engine.job_dir(job_id) / job.video
+        return FileResponse(path, media_type="video/mp4" if path.suffix == ".mp4" else "image/png", filename=f"{job_id}{path.suffix}")
+
+    @app.get("/api/jobs/{job_id}/poster")
+    def job_poster(job_id: str) -> FileResponse:
+        job = _found(engine, job_id)
+        if not job.video:
+            raise HTTPException(404, f"job {job_id} has no video yet")
+        return FileResponse(_poster(engine.job_dir(job_id), job.video), media_type="image/png")
+
+    @app.get("/api/jobs/{job_id}/code")
+    def job_code(job_id: str) -> FileResponse:
+        job = _found(engine, job_id)
+        if not job.scene:
+            raise HTTPException(404, f"job {job_id} has no scene code ({job.status})")
+        return FileResponse(engine.job_dir(job_id) / job.scene, media_type="text/x-python", filename=f"{job_id}.py")
+
+    @app.get("/api/jobs/{job_id}/trace")
+    def job_trace(job_id: str) -> Response:
+        _found(engine, job_id)
+        path = engine.job_dir(job_id) / "scene.trace.json"
+        if not path.is_file():
+            raise HTTPException(404, f"job {job_id} has no trace (a render job, or not finished)")
+        return Response(path.read_text(encoding="utf-8"), media_type="application/json")
+
+    @app.get("/api/options")
+    def options() -> dict[str, Any]:
+        return {
+            "models": list(MODELS),
+            "default_model": engine.default_model,
+            "strategies": strategy_summaries(),
+            "default_strategy": engine.default_strategy,
+            "qualities": list(QUALITIES),
+            "token_required": bool(token),
+        }
+
+    static = resources.files("manimgen.serve") / "static"
+    app.mount("/", StaticFiles(directory=str(static), html=True), name="page")
+    return app
+
+
+def _authorised(request: Request, token: str) -> bool:
+    given = request.headers.get("authorization", "").removeprefix("Bearer ").strip() or request.query_params.get("token", "")
+    return hmac.compare_digest(given.encode(), token.encode())
+
+
+def _found(engine: JobEngine, job_id: str) -> Job:
+    job = engine.job(job_id)
+    if job is None:
+        raise HTTPException(404, f"no job {job_id!r}; list jobs with GET /api/jobs")
+    return job
+
+
+def _refusing(make: Callable[[], Job]) -> Job:
+    try:
+        return make()
+    except JobError as error:
+        raise HTTPException(422, str(error)) from None
+
+
+async def _stream(engine: JobEngine, job_id: str, after: int, request: Request) -> AsyncIterator[str]:
+    """Events as they are stored; ends once the job has finished and every event was sent."""
+    while not await request.is_disconnected():
+        job = engine.job(job_id)
+        for event in engine.store.events(job_id, after):
+            after = event.seq
+            yield f"id: {event.seq}\nevent: {event.kind}\ndata: {json.dumps(event.payload, ensure_ascii=False)}\n\n"
+        if job is None or job.finished:
+            if not engine.store.events(job_id, after):
+                yield "event: end\ndata: {}\n\n"
+                return
+        await asyncio.sleep(EVENT_POLL_S)
+
+
+def _poster(folder: Path, video: str) -> Path:
+    """The last frame as a PNG, made once per job."""
+    poster = folder / "poster.png"
+    if not poster.is_file():
+        from PIL import Image
+
+        from manimgen.render.frames import frames_at
+
+        source = folder / video
+        frame = frames_at(source, [1e9])[0] if source.suffix == ".mp4" else None
+        image = Image.fromarray(frame) if frame is not None else Image.open(source)
+        image.thumbnail((480, 270))
+        image.save(poster)
+    return poster

@@ -1,0 +1,122 @@
+"""One sentence to a video, its scene code and its trace: what `generate`, a server job and the MCP
+tool all do, in one place.
+
+The search (every agent round) renders at the benchmark's low quality, which is fast; when a higher
+quality is asked, the accepted scene is rendered once more at that quality. The scene's `.py` is
+written beside the video so a user can edit and re-render it; a failed run still leaves the last
+code and the trace, so nothing computed is lost.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from manimgen.agent import AgentConfig, Round, Trace, get_strategy
+from manimgen.agent.strategies import DEFAULT_SAMPLING
+from manimgen.llm.base import LLM
+from manimgen.render import Renderer, RenderJob, RenderResult
+from manimgen.render.result import DEFAULT_QUALITY
+
+SEARCH_QUALITY = DEFAULT_QUALITY
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to make: the sentence, the strategy and its budget, and the final render's quality."""
+
+    sentence: str
+    strategy: str
+    quality: str = DEFAULT_QUALITY
+    rounds: int = 3
+    temperature: float = DEFAULT_SAMPLING.temperature
+    max_tokens: int = DEFAULT_SAMPLING.max_tokens
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Product:
+    """What a run left: the video (None when nothing rendered), the scene code file, the trace."""
+
+    trace: Trace
+    video: Path | None
+    code: Path | None
+    render: RenderResult | None
+    error: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.video is not None
+
+
+def search_config(request: Request, renderer: Renderer | None) -> AgentConfig:
+    sampling = replace(DEFAULT_SAMPLING, temperature=request.temperature, max_tokens=request.max_tokens, seed=request.seed)
+    return AgentConfig(rounds=request.rounds, sampling=sampling, quality=SEARCH_QUALITY, renderer=renderer)
+
+
+def produce(
+    llm: LLM,
+    request: Request,
+    target: Path,
+    *,
+    renderer: Renderer | None = None,
+    on_round: Callable[[Round], None] | None = None,
+) -> Product:
+    """Run the strategy and leave `target`.py (the last code), `target`.mp4 or .png (when it rendered,
+    at the asked quality) and `target`.trace.json."""
+    trace = get_strategy(request.strategy).run(llm, request.sentence, search_config(request, renderer), on_round)
+    return finish(trace, request.quality, target, renderer)
+
+
+def finish(trace: Trace, quality: str, target: Path, renderer: Renderer | None) -> Product:
+    """Write the code and trace, render the accepted scene at `quality` when that is not the search's."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    (target.parent / f"{target.name}.trace.json").write_text(trace.to_json(), encoding="utf-8")
+    code = trace.final_code or next((round_.code for round_ in reversed(trace.rounds) if round_.code), None)
+    code_path = None
+    if code is not None:
+        code_path = target.with_suffix(".py")
+        code_path.write_text(code, encoding="utf-8")
+    result = trace.final_render
+    if not trace.ok or result is None or trace.final_code is None:
+        return Product(trace, None, code_path, result, failure(trace))
+    if quality != result.quality:
+        result = render_code(trace.final_code, quality, renderer)
+        if not result.ok:
+            return Product(trace, None, code_path, result, f"the scene rendered at {SEARCH_QUALITY} quality but not at {quality}: {last_line(result)}")
+    return Product(trace, place(result, target), code_path, result, None)
+
+
+def render_code(code: str, quality: str, renderer: Renderer | None) -> RenderResult:
+    """One sandboxed render: on the given renderer, else in a fresh sandbox."""
+    if renderer is not None:
+        return renderer.render(RenderJob(code, quality=quality))
+    from manimgen.render import render
+
+    return render(code, quality=quality)
+
+
+def place(result: RenderResult, target: Path) -> Path:
+    """Copy the render's output to `target` with the output's own suffix (.mp4, or .png for a still)."""
+    assert result.output is not None
+    placed = target.with_suffix(result.output.suffix)
+    placed.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(result.output, placed)
+    return placed
+
+
+def failure(trace: Trace) -> str:
+    """One line on why a run ended without a video."""
+    if trace.final_code is None:
+        return "no code in the final answer"
+    result = trace.final_render
+    if result is None:
+        return "the final code was not rendered"
+    return f"the scene did not render after {trace.llm_calls} generations ({result.status.value}: {last_line(result)})"
+
+
+def last_line(result: RenderResult) -> str:
+    lines = [line.strip() for line in result.error_tail.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else "no output"

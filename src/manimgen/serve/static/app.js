@@ -1,0 +1,174 @@
+"use strict";
+// The page: ask for a video, follow its rounds over Server-Sent Events, show the video and the code.
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+let token = params.get("token") || localStorage.getItem("manimgen-token") || "";
+let current = null;
+let stream = null;
+
+async function api(path, options = {}) {
+  const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(path, { ...options, headers });
+  if (response.status === 401) {
+    token = prompt("This server needs its token (printed when it started):") || "";
+    localStorage.setItem("manimgen-token", token);
+    return api(path, options);
+  }
+  const body = response.headers.get("content-type")?.includes("json") ? await response.json() : await response.text();
+  if (!response.ok) throw new Error(typeof body === "object" && body.detail ? detail(body.detail) : String(body));
+  return body;
+}
+
+function detail(value) {
+  return Array.isArray(value) ? value.map((item) => `${(item.loc || []).slice(-1)[0]}: ${item.msg}`).join("; ") : String(value);
+}
+
+function withToken(path) {
+  return token ? `${path}?token=${encodeURIComponent(token)}` : path;
+}
+
+function fill(select, names, chosen) {
+  select.replaceChildren(...names.map((name) => new Option(name, name, false, name === chosen)));
+}
+
+async function loadOptions() {
+  const options = await api("/api/options");
+  fill($("model"), options.models.includes(options.default_model) ? options.models : [options.default_model, ...options.models], options.default_model);
+  fill($("strategy"), Object.keys(options.strategies), options.default_strategy);
+  [...$("strategy").options].forEach((option) => (option.title = options.strategies[option.value]));
+  fill($("quality"), options.qualities, "low");
+}
+
+function showError(message) {
+  $("form-error").textContent = message;
+  $("form-error").hidden = !message;
+}
+
+async function submit(event) {
+  event.preventDefault();
+  showError("");
+  $("go").disabled = true;
+  try {
+    const job = await api("/api/jobs", {
+      method: "POST",
+      body: JSON.stringify({ sentence: $("sentence").value, model: $("model").value, strategy: $("strategy").value, quality: $("quality").value }),
+    });
+    follow(job);
+  } catch (error) {
+    showError(error.message);
+  } finally {
+    $("go").disabled = false;
+  }
+}
+
+function follow(job) {
+  current = job;
+  if (stream) stream.close();
+  $("job").hidden = false;
+  $("job-title").textContent = job.kind === "render" ? "Rendering edited code" : job.sentence;
+  $("rounds").replaceChildren();
+  $("result").hidden = true;
+  $("code-panel").hidden = true;
+  $("video").removeAttribute("src");
+  setStatus(job);
+  stream = new EventSource(withToken(`/api/jobs/${job.id}/events`));
+  stream.addEventListener("round", (message) => addRound(JSON.parse(message.data)));
+  stream.addEventListener("render", (message) => addRender(JSON.parse(message.data)));
+  stream.addEventListener("status", async () => setStatus(await api(`/api/jobs/${job.id}`)));
+  stream.addEventListener("end", async () => {
+    stream.close();
+    await finished(await api(`/api/jobs/${job.id}`));
+  });
+}
+
+function setStatus(job) {
+  const words = { queued: "Waiting for a free worker…", running: "Writing and rendering the scene…", done: "Done.",
+    failed: "No video this time.", cancelled: "Cancelled.", interrupted: "Interrupted: the server stopped while this ran." };
+  const status = $("job-status");
+  status.className = `status ${job.status}`;
+  status.textContent = (words[job.status] || job.status) + (job.error ? ` ${job.error}` : "");
+  $("cancel").hidden = ["done", "failed", "cancelled", "interrupted"].includes(job.status);
+  $("result").hidden = $("cancel").hidden && !job.video;
+}
+
+function addRound(round) {
+  const item = document.createElement("li");
+  const good = round.rendered === true;
+  item.innerHTML = `<strong></strong> <span class="${good ? "ok" : "bad"}"></span> <span class="time"></span><span class="detail"></span>`;
+  item.children[0].textContent = round.kind;
+  item.children[1].textContent = good ? "rendered" : round.status;
+  item.children[2].textContent = `${round.seconds} s`;
+  const notes = [round.error, ...round.fixes.map((fix) => `fixed: ${fix}`)].filter(Boolean);
+  item.children[3].textContent = notes.join(" · ");
+  $("rounds").append(item);
+}
+
+function addRender(render) {
+  addRound({ kind: "render", rendered: render.ok, status: render.status, error: render.error || "", fixes: [], seconds: "–" });
+}
+
+async function finished(job) {
+  setStatus(job);
+  $("result").hidden = false;
+  $("retry").hidden = false;
+  const video = $("video");
+  const still = $("still");
+  if (job.video) {
+    const source = withToken(`/api/jobs/${job.id}/video`);
+    const isStill = job.video.endsWith(".png");
+    video.hidden = isStill;
+    still.hidden = !isStill;
+    if (isStill) still.src = source; else { video.src = source; video.load(); }
+    $("download-video").href = source;
+    $("download-video").hidden = false;
+  } else {
+    video.hidden = true;
+    still.hidden = true;
+    $("download-video").hidden = true;
+  }
+  if (job.scene) {
+    const code = await api(`/api/jobs/${job.id}/code`);
+    $("code").value = code;
+    $("code-panel").hidden = false;
+    $("download-code").href = withToken(`/api/jobs/${job.id}/code`);
+    $("download-code").hidden = false;
+  } else {
+    $("download-code").hidden = true;
+  }
+  loadHistory();
+}
+
+async function rerender() {
+  try {
+    const job = await api("/api/render", {
+      method: "POST",
+      body: JSON.stringify({ code: $("code").value, quality: $("quality").value, sentence: current ? current.sentence : "" }),
+    });
+    follow(job);
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+async function loadHistory() {
+  const jobs = await api("/api/jobs?limit=24");
+  $("history").replaceChildren(...jobs.map((job) => {
+    const item = document.createElement("li");
+    const picture = job.video
+      ? Object.assign(document.createElement("img"), { src: withToken(`/api/jobs/${job.id}/poster`), alt: "", loading: "lazy" })
+      : Object.assign(document.createElement("div"), { className: "none", textContent: job.status });
+    const caption = document.createElement("div");
+    caption.textContent = job.sentence || "(edited code)";
+    item.append(picture, caption);
+    item.addEventListener("click", () => follow(job));
+    return item;
+  }));
+}
+
+$("ask").addEventListener("submit", submit);
+$("rerender").addEventListener("click", rerender);
+$("cancel").addEventListener("click", async () => current && setStatus(await api(`/api/jobs/${current.id}/cancel`, { method: "POST" })));
+$("retry").addEventListener("click", async () => current && follow(await api(`/api/jobs/${current.id}/retry`, { method: "POST" })));
+loadOptions().then(loadHistory).catch((error) => showError(error.message));

@@ -1,0 +1,63 @@
+"""`manimgen mcp`: a real MCP client session over stdio with the server as a subprocess lists the
+tools and calls each; the model behind `generate_animation` is scripted, every render is real."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from manimgen.data import BUILTIN_TASKS
+
+GOOD = BUILTIN_TASKS[0].reference_code
+MODEL_MODULE = f'''from manimgen.agent import format_target
+from manimgen.llm.scripted import ScriptedLLM
+
+
+def make():
+    return ScriptedLLM(format_target({GOOD!r}), name="scripted")
+'''
+
+
+async def session(tmp_path: Path) -> dict[str, Any]:
+    (tmp_path / "mcp_model.py").write_text(MODEL_MODULE)
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "manimgen.cli", "mcp", "--root", str(tmp_path / "jobs"), "--model", "py:mcp_model:make", "--strategy", "vanilla"],
+        env={"PYTHONPATH": str(tmp_path)},
+        cwd=str(tmp_path),
+    )
+    async with Client(parameters) as client:
+        tools = sorted(tool.name for tool in (await client.list_tools()).tools)
+        lint = await client.call_tool("lint_scene", {"code": GOOD.replace("Create(", "ShowCreation(", 1)})
+        models = await client.call_tool("list_models", {})
+        generated = await client.call_tool("generate_animation", {"description": "A blue circle turns into a square"}, read_timeout_seconds=300)
+        rendered = await client.call_tool("render_scene", {"code": "from manim import *\n\n\nclass Bad(Scene):\n    def construct(self):\n        self.play(Create(Circel()))\n"}, read_timeout_seconds=300)
+        refused = await client.call_tool("generate_animation", {"description": "  "})
+    return {
+        "tools": tools,
+        "lint": lint.structured_content,
+        "models": models.structured_content,
+        "generated": generated.structured_content,
+        "rendered": rendered.structured_content,
+        "refused": refused.structured_content,
+    }
+
+
+def test_an_mcp_client_lists_and_calls_every_tool(tmp_path: Path) -> None:
+    results = asyncio.run(session(tmp_path))
+    assert results["tools"] == ["generate_animation", "lint_scene", "list_models", "list_strategies", "render_scene"]
+    lint = results["lint"]
+    assert lint["findings"][0]["code"] == "removed-api" and "ShowCreation" in lint["findings"][0]["message"]
+    assert lint["fixed_code"] == GOOD and lint["fixes"]
+    assert "qwen2.5-coder-0.5b" in results["models"]["models"] and results["models"]["default"] == "py:mcp_model:make"
+    generated = results["generated"]
+    assert generated["status"] == "done" and generated["code"] == GOOD and generated["rounds"] == 1
+    assert Path(generated["video_path"]).is_file() and Path(generated["video_path"]).suffix == ".mp4"
+    rendered = results["rendered"]
+    assert rendered["status"] == "failed" and rendered["video_path"] is None and "Circel" in rendered["error"]
+    assert results["refused"] == {"status": "refused", "error": 'the sentence is empty: describe the animation, e.g. "A blue circle turns into a red square"'}

@@ -1,0 +1,298 @@
+"""`manimgen serve`: the job engine, the HTTP API through a real uvicorn server, and the page in
+Debian's headless chromium.
+
+The API's end-to-end test uses the real embedded 0.5B; the engine's control-flow tests (cancel,
+restart, retry) and the page's test use scripted answers so their outcome is known, with real
+sandboxed renders throughout.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import av
+import httpx
+import pytest
+import uvicorn
+
+from manimgen.agent import format_target
+from manimgen.data import BUILTIN_TASKS
+from manimgen.llm.base import LLM
+from manimgen.llm.scripted import ScriptedLLM
+from manimgen.serve.api import create_app
+from manimgen.serve.engine import JobEngine, JobError
+from manimgen.serve.jobs import CANCELLED, DONE, FAILED, INTERRUPTED, RUNNING, Job, JobStore, new_id
+
+SCRIPTED_SPEC = "py:scripted:make"
+"""A spec the engine accepts; the tests' `llm_factory` answers it with a scripted model."""
+GOOD = BUILTIN_TASKS[0].reference_code
+BROKEN = GOOD.replace("Circle(", "Circel(")
+
+
+def scripted(*answers: str) -> ScriptedLLM:
+    return ScriptedLLM(*answers, name="scripted")
+
+
+def wait_for(engine: JobEngine, job_id: str, timeout: float = 240.0) -> Job:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = engine.job(job_id)
+        assert job is not None
+        if job.finished:
+            return job
+        time.sleep(0.2)
+    raise AssertionError(f"job {job_id} did not finish in {timeout} s")
+
+
+@pytest.fixture
+def engine_with(tmp_path: Path) -> Iterator:
+    engines: list[JobEngine] = []
+
+    def make(llm: LLM | None = None, **options: object) -> JobEngine:
+        factory = (lambda spec: llm) if llm is not None else options.pop("llm_factory")
+        engine = JobEngine(tmp_path / "serve", llm_factory=factory, render_workers=1, **options).start()  # type: ignore[arg-type]
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.close()
+
+
+def test_a_job_runs_its_rounds_and_leaves_video_code_and_trace(engine_with) -> None:  # type: ignore[no-untyped-def]
+    engine = engine_with(scripted(format_target(BROKEN), format_target(GOOD)), default_model=SCRIPTED_SPEC, default_strategy="ritl")
+    job = wait_for(engine, engine.submit("A blue circle turns into a square").id)
+    assert (job.status, job.rounds, job.video, job.scene) == (DONE, 2, "scene.mp4", "scene.py")
+    folder = engine.job_dir(job.id)
+    assert (folder / "scene.py").read_text() == GOOD and (folder / "scene.mp4").stat().st_size > 0
+    assert json.loads((folder / "scene.trace.json").read_text())["strategy"] == "ritl"
+    events = engine.store.events(job.id)
+    assert [event.kind for event in events] == ["status", "status", "round", "round", "status"]
+    first_round = events[2].payload
+    assert (first_round["rendered"], first_round["status"]) == (False, "code_error")
+    assert "Circel" in first_round["error"], "the first line that names the error"
+    assert events[-1].payload == {"status": DONE, "video": "scene.mp4"}
+
+
+def test_a_failed_job_keeps_its_last_code_and_says_why(engine_with) -> None:  # type: ignore[no-untyped-def]
+    engine = engine_with(scripted(format_target(BROKEN)), default_model=SCRIPTED_SPEC, default_strategy="vanilla")
+    job = wait_for(engine, engine.submit("A blue circle").id)
+    assert job.status == FAILED and job.video is None and job.scene == "scene.py"
+    assert job.error is not None and job.error.startswith("the scene did not render after 1 generations (code_error: NameError")
+
+
+def test_bad_requests_are_refused_with_the_fix(engine_with) -> None:  # type: ignore[no-untyped-def]
+    engine = engine_with(scripted())
+    with pytest.raises(JobError, match="the sentence is empty"):
+        engine.submit("   ")
+    with pytest.raises(JobError, match="unknown strategy 'best'; choose one of: ritl, vanilla"):
+        engine.submit("A dot", strategy="best")
+    with pytest.raises(JobError, match="unknown quality 'ultra'"):
+        engine.submit("A dot", quality="ultra")
+    with pytest.raises(JobError, match="keep it under 1000"):
+        engine.submit("x" * 1001)
+    with pytest.raises(JobError, match="the scene code is empty"):
+        engine.submit_render("\n")
+
+
+class GatedLLM(ScriptedLLM):
+    """Answers only when the test opens the gate, so a job can be caught running."""
+
+    def __init__(self, *answers: str) -> None:
+        super().__init__(*answers, name="gated")
+        self.gate = threading.Event()
+        self.asked = threading.Event()
+
+    def chat(self, messages, n=1, sampling=None):  # type: ignore[no-untyped-def]
+        self.asked.set()
+        assert self.gate.wait(60)
+        return super().chat(messages, n, sampling)
+
+
+def test_cancel_a_queued_and_a_running_job_and_retry(engine_with) -> None:  # type: ignore[no-untyped-def]
+    llm = GatedLLM(format_target(BROKEN), format_target(GOOD), format_target(GOOD))
+    engine = engine_with(llm, default_model=SCRIPTED_SPEC, default_strategy="ritl")
+    running = engine.submit("A blue circle")
+    queued = engine.submit("A red square")
+    assert llm.asked.wait(30)
+    assert engine.cancel(queued.id).status == CANCELLED, "a queued job is cancelled at once"
+    assert engine.store.events(queued.id)[-1].payload == {"status": CANCELLED, "error": "cancelled before it started"}
+    assert engine.cancel(running.id).status == RUNNING, "a running job stops when its round ends"
+    llm.gate.set()
+    stopped = wait_for(engine, running.id)
+    assert (stopped.status, stopped.rounds, stopped.error) == (CANCELLED, 1, "cancelled while running")
+    again = engine.retry(running.id)
+    assert again.retry_of == running.id and again.sentence == "A blue circle"
+    assert wait_for(engine, again.id).status == DONE
+    with pytest.raises(JobError, match="retry a job once it has finished"):
+        engine.retry(engine.submit("A dot").id)
+
+
+def test_a_restarted_server_marks_jobs_it_did_not_finish_and_keeps_the_rest(tmp_path: Path) -> None:
+    store = JobStore(tmp_path / "serve")
+    finished = store.add(Job(new_id(), "generate", "A dot", "m", "vanilla", "low", status=DONE, video="scene.mp4"))
+    cut_short = store.add(Job(new_id(), "generate", "A line", "m", "vanilla", "low", status=RUNNING))
+    store.close()
+    engine = JobEngine(tmp_path / "serve", llm_factory=lambda spec: scripted(), render_workers=1)
+    try:
+        assert engine.interrupted == [cut_short.id]
+        again = engine.job(cut_short.id)
+        assert again is not None and again.status == INTERRUPTED and "retry it" in (again.error or "")
+        assert engine.job(finished.id).status == DONE  # type: ignore[union-attr]
+    finally:
+        engine.close()
+
+
+# --- the HTTP API, through a real server -----------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator:
+    servers: list[tuple[uvicorn.Server, threading.Thread, JobEngine]] = []
+
+    def start(engine: JobEngine, token: str | None = None) -> str:
+        port = free_port()
+        server = uvicorn.Server(uvicorn.Config(create_app(engine, token=token), host="127.0.0.1", port=port, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        servers.append((server, thread, engine))
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for server, thread, engine in servers:
+        server.should_exit = True
+        thread.join(timeout=10)
+        engine.close()
+
+
+def sse_events(client: httpx.Client, url: str) -> list[tuple[str, dict]]:
+    events, kind = [], None
+    with client.stream("GET", url, timeout=600) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                kind = line.removeprefix("event: ")
+            elif line.startswith("data: ") and kind is not None:
+                events.append((kind, json.loads(line.removeprefix("data: "))))
+                if kind == "end":
+                    break
+    return events
+
+
+def test_the_api_end_to_end_with_the_embedded_model(served, small_gguf: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    engine = JobEngine(tmp_path / "api", default_model="qwen2.5-coder-0.5b", default_strategy="vanilla", max_tokens=512, render_workers=1).start()
+    base = served(engine)
+    with httpx.Client(base_url=base, timeout=60) as client:
+        created = client.post("/api/jobs", json={"sentence": "A green dot moves from left to right"})
+        assert created.status_code == 201
+        job = created.json()
+        events = sse_events(client, f"/api/jobs/{job['id']}/events")
+        kinds = [kind for kind, _ in events]
+        assert kinds[:2] == ["status", "status"] and "round" in kinds and kinds[-1] == "end"
+        finished = client.get(f"/api/jobs/{job['id']}").json()
+        assert finished["status"] in (DONE, FAILED) and finished["rounds"] == 1
+        code = client.get(f"/api/jobs/{job['id']}/code")
+        assert code.status_code == 200 and "class " in code.text
+        trace = client.get(f"/api/jobs/{job['id']}/trace").json()
+        assert trace["model"] == "qwen2.5-coder-0.5b" and len(trace["rounds"]) == 1
+        if finished["status"] == DONE:
+            video = client.get(f"/api/jobs/{job['id']}/video")
+            assert video.status_code == 200
+            path = tmp_path / f"fetched{Path(finished['video']).suffix}"
+            path.write_bytes(video.content)
+            if path.suffix == ".mp4":
+                with av.open(str(path)) as container:
+                    assert sum(1 for _ in container.decode(video=0)) > 0
+        else:
+            assert client.get(f"/api/jobs/{job['id']}/video").status_code == 404
+        # an edited scene renders as a new job
+        edited = client.post("/api/render", json={"code": GOOD, "sentence": "edited"}).json()
+        assert [kind for kind, _ in sse_events(client, f"/api/jobs/{edited['id']}/events")][-2:] == ["status", "end"]
+        assert client.get(f"/api/jobs/{edited['id']}").json()["status"] == DONE
+        assert client.get(f"/api/jobs/{edited['id']}/poster").headers["content-type"] == "image/png"
+        assert [item["id"] for item in client.get("/api/jobs").json()][:2] == [edited["id"], job["id"]]
+        assert client.get("/openapi.json").json()["info"]["title"] == "manimgen"
+
+
+def test_the_api_refuses_bad_input_with_a_message(served, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    base = served(JobEngine(tmp_path / "api", llm_factory=lambda spec: scripted(), render_workers=1).start())
+    with httpx.Client(base_url=base, timeout=30) as client:
+        empty = client.post("/api/jobs", json={"sentence": " "})
+        assert empty.status_code == 422 and empty.json()["detail"].startswith("the sentence is empty")
+        assert client.post("/api/jobs", json={"sentence": "x" * 1001}).status_code == 422
+        assert client.get("/api/jobs/nope").json() == {"detail": "no job 'nope'; list jobs with GET /api/jobs"}
+        huge = client.post("/api/render", content=b"{" + b" " * 100_000 + b"}", headers={"content-type": "application/json"})
+        assert huge.status_code == 413 and "over" in huge.json()["detail"]
+
+
+def test_a_token_guards_every_api_request(served, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    base = served(JobEngine(tmp_path / "api", llm_factory=lambda spec: scripted(), render_workers=1).start(), token="s3cret")
+    with httpx.Client(base_url=base, timeout=30) as client:
+        refused = client.get("/api/jobs")
+        assert refused.status_code == 401 and "Authorization: Bearer TOKEN" in refused.json()["detail"]
+        assert client.get("/api/jobs", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+        assert client.get("/api/jobs?token=s3cret").status_code == 200
+        assert client.get("/").status_code == 200, "the page itself loads and asks for the token"
+
+
+# --- the page, in a real browser -------------------------------------------------------------------
+
+
+def chromium() -> tuple[str, str]:
+    browser, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not browser or not driver:
+        pytest.skip("Debian's chromium and chromium-driver are not installed (bash scripts/setup.sh --test installs them)")
+    return browser, driver
+
+
+def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser, driver_path = chromium()
+    llm = scripted(format_target(BROKEN), format_target(GOOD))
+    engine = JobEngine(tmp_path / "page", llm_factory=lambda spec: llm, default_model=SCRIPTED_SPEC, default_strategy="ritl", render_workers=1)
+    base = served(engine.start())
+    options = Options()
+    options.binary_location = browser
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1100,1400", "--mute-audio"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        driver.get(base + "/")
+        wait = WebDriverWait(driver, 240)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#strategy option"))
+        driver.find_element(By.ID, "sentence").send_keys("A blue circle turns into a square")
+        driver.find_element(By.ID, "go").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rounds li")) >= 1)
+        wait.until(lambda d: "Done" in d.find_element(By.ID, "job-status").text)
+        rounds = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#rounds li")]
+        assert len(rounds) == 2 and "code_error" in rounds[0] and "Circel" in rounds[0] and "rendered" in rounds[1]
+        state = wait.until(lambda d: d.execute_script(
+            "const v = document.getElementById('video'); return v.readyState >= 1 && v.duration > 0 ? [v.readyState, v.duration] : null"
+        ))
+        assert state[1] > 0.5
+        assert driver.find_element(By.ID, "code").get_attribute("value") == GOOD
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history img"))
+        driver.save_screenshot(str(tmp_path / "page.png"))
+        assert (tmp_path / "page.png").stat().st_size > 10_000
+    finally:
+        driver.quit()
