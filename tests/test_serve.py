@@ -296,3 +296,38 @@ def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: 
         assert (tmp_path / "page.png").stat().st_size > 10_000
     finally:
         driver.quit()
+
+
+# --- generate: the code beside the video, the final quality, a batch ---------------------------------
+
+
+def test_generate_writes_the_code_beside_the_video_renders_the_asked_quality_and_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from manimgen.cli import app
+
+    (tmp_path / "batch_model.py").write_text(
+        "from manimgen.agent import format_target\nfrom manimgen.llm.scripted import ScriptedLLM\n\n\n"
+        f"def make():\n    good = format_target({GOOD!r})\n    return ScriptedLLM(good, good, 'no code here', good, name='scripted')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    spec = ["--model", "py:batch_model:make", "--strategy", "vanilla"]
+    one = runner.invoke(app, ["generate", "A blue circle", *spec, "--quality", "preview", "--out", "made/circle.mp4"], env={"COLUMNS": "200"})
+    assert one.exit_code == 0, one.output
+    assert (tmp_path / "made/circle.py").read_text() == GOOD
+    with av.open(str(tmp_path / "made/circle.mp4")) as container:
+        assert (container.streams.video[0].width, container.streams.video[0].height) == (320, 180), "rendered again at preview"
+    sentences = tmp_path / "sentences.txt"
+    sentences.write_text("A blue circle\n# a comment\nA red square\nA green dot\n")
+    first = runner.invoke(app, ["generate", "--batch", str(sentences), *spec, "--out", "batch"], env={"COLUMNS": "200"})
+    assert first.exit_code == 1, "the third sentence got no code"
+    assert "2 of 3 sentences have a video (3 run now)" in first.output
+    made = sorted(path.name for path in (tmp_path / "batch").glob("*.mp4"))
+    assert made == ["001-a-blue-circle.mp4", "002-a-red-square.mp4"]
+    assert [json.loads(line)["ok"] for line in (tmp_path / "batch/batch.jsonl").read_text().splitlines()] == [True, True, False]
+    again = runner.invoke(app, ["generate", "--batch", str(sentences), *spec, "--out", "batch"], env={"COLUMNS": "200"})
+    assert again.exit_code == 0 and "3 of 3 sentences have a video (1 run now)" in again.output, "a rerun redoes only the one without"
+    neither = runner.invoke(app, ["generate", *spec], env={"COLUMNS": "200"})
+    assert neither.exit_code == 2 and "give one sentence, or --batch FILE" in neither.output
