@@ -76,3 +76,46 @@ def test_sampling_keeps_the_render_with_fewest_layout_findings(renders):
     assert trace.stop_reason == STOP_MAX_ROUNDS and len(llm.calls) == 2
     assert trace.final_code == OVERLAPPING and trace.ok
     assert layout_findings(trace.final_render.geometry), "the only render had layout findings, and it is kept"
+
+
+def test_examples_are_the_nearest_working_scenes_and_reach_every_draft(renders, tmp_path, monkeypatch):
+    import json
+
+    from manimgen.agent.examples import example_bank
+
+    bank = tmp_path / "examples.jsonl"
+    rows = [
+        {"prompt": "Two words next to each other below a circle", "code": TIDY},
+        {"prompt": "A spinning cube in three dimensions", "code": "# a cube"},
+        {"prompt": "Words under a circle, side by side", "code": "# words"},
+    ]
+    bank.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    monkeypatch.setenv("MANIMGEN_EXAMPLES", str(bank))
+    example_bank.cache_clear()
+    try:
+        llm = answers(UNFIXABLE, TIDY)
+        trace = run_agent(llm, DESCRIPTION, "sample-lint-examples", AgentConfig(rounds=3, sampling=SAMPLING, renderer=renders))
+    finally:
+        example_bank.cache_clear()
+    assert trace.ok and [round_.kind for round_ in trace.rounds] == ["generate", "resample"]
+    for prompt in llm.prompts:
+        user = prompt[-1]["content"]
+        assert user.startswith("Working scenes for similar descriptions:") and user.endswith(f"<TEXT_SCRIPT>\n{DESCRIPTION}\n</TEXT_SCRIPT>")
+        assert "Two words next to each other below a circle" in user and "Words under a circle" in user and "spinning cube" not in user
+
+
+def test_the_default_example_bank_keeps_away_from_the_test_split():
+    """The cut the bank documents: no example's code or description is that close to a test row."""
+    from manimgen.agent.examples import CUT_CODE, CUT_DESCRIPTION, EMBEDDER, ExamplesUnavailable, example_bank
+    from manimgen.data import DatasetError, load_tasks
+    from manimgen.metrics.embedders import code_embedder
+
+    try:
+        bank = example_bank()
+        test = load_tasks("test")
+    except (ExamplesUnavailable, DatasetError) as error:
+        pytest.skip(str(error))
+    embedder = code_embedder(EMBEDDER)
+    codes = embedder.embed([example.code for example in bank.examples]) @ embedder.embed([task.reference_code for task in test]).T
+    texts = embedder.embed([example.description for example in bank.examples]) @ embedder.embed([task.description for task in test]).T
+    assert len(bank.examples) == 151 and codes.max() < CUT_CODE and texts.max() < CUT_DESCRIPTION

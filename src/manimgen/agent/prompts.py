@@ -15,6 +15,8 @@ never a growing chat: the model sees the description, its previous code and the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from manimgen.llm.base import Message
 from manimgen.render.result import RenderResult, RenderStatus
 
@@ -84,9 +86,13 @@ def _conversation(user: str) -> list[Message]:
     return [Message(role="system", content=SYSTEM_PROMPT), Message(role="user", content=user)]
 
 
-def generation_messages(description: str) -> list[Message]:
-    """The first request: the description inside `<TEXT_SCRIPT>`."""
-    return _conversation(text_script(description))
+def generation_messages(description: str, examples: Sequence[tuple[str, str]] = ()) -> list[Message]:
+    """The first request: the description inside `<TEXT_SCRIPT>`, after any (description, code)
+    examples of working scenes for similar sentences."""
+    if not examples:
+        return _conversation(text_script(description))
+    shown = "\n\n".join(f"{text_script(text)}\n{format_target(code)}" for text, code in examples)
+    return _conversation(f"Working scenes for similar descriptions:\n\n{shown}\n\nNow write the scene for this one:\n{text_script(description)}")
 
 
 RENDER_FAILED = "it failed when it was rendered with manim"

@@ -23,13 +23,14 @@ from manimgen.agent.layout import format_layout, layout_findings
 from manimgen.agent.prompts import generation_messages
 from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, register_strategy
 from manimgen.agent.trace import Round, Trace
-from manimgen.llm.base import LLM
+from manimgen.llm.base import LLM, Message
 from manimgen.render.result import RenderResult
 
 DEFAULT_STRATEGY = "sample-lint"
 """What `generate` uses unless told otherwise: the best measured on validation (docs/study.md)."""
 
 RESAMPLE_TEMPERATURE = 0.8
+EXAMPLES_PER_DRAFT = 2
 """A fresh draft's temperature: hot enough to differ from the drafts before it (seeds differ too)."""
 
 
@@ -44,9 +45,9 @@ class MechanicalRepair:
         return super().evaluate(run, round_)  # type: ignore[misc]
 
 
-def fresh_draft(run: AgentRun) -> Round:
+def fresh_draft(run: AgentRun, messages: list[Message]) -> Round:
     """A new draft of the sentence, sampled hotter (and, as every round, with its own seed)."""
-    return run.ask("resample", generation_messages(run.description), temperature=RESAMPLE_TEMPERATURE)
+    return run.ask("resample", messages, temperature=RESAMPLE_TEMPERATURE)
 
 
 LINT_FIX_SUMMARY = (
@@ -68,7 +69,7 @@ class LintFixLoop(MechanicalRepair, LintCheck, RepairLoop):
     def follow_up(self, run: AgentRun, previous: Round) -> Round:
         tried = {round_.code for round_ in run.rounds[:-1]}
         if previous.kind == "repair" or previous.code in tried:
-            return fresh_draft(run)
+            return fresh_draft(run, self.draft_messages(run))
         return super().follow_up(run, previous)
 
 
@@ -77,7 +78,7 @@ class SampleLoop(MechanicalRepair, LintCheck, RepairLoop):
     """Resample instead of repairing; the lint is the free verifier, the layout and sentence checks the judge."""
 
     def follow_up(self, run: AgentRun, previous: Round) -> Round:
-        return fresh_draft(run)
+        return fresh_draft(run, self.draft_messages(run))
 
     def after_render(self, run: AgentRun, result: RenderResult) -> str | None:
         code = run.rounds[-1].code or ""
@@ -91,3 +92,20 @@ class SampleLoop(MechanicalRepair, LintCheck, RepairLoop):
     def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace:
         trace = super().run(llm, description, config, on_round)
         return keep_best_render(trace, lambda round_: problem_count(description, round_.code or "", round_.render))
+
+
+EXAMPLES_SUMMARY = (
+    "sample-lint whose drafts are shown the two working example scenes (licence-clean, none near a "
+    "benchmark answer) whose descriptions are nearest the sentence"
+)
+
+
+@register_strategy("sample-lint-examples", summary=EXAMPLES_SUMMARY)
+class ExampleSampleLoop(SampleLoop):
+    """sample-lint with retrieved examples in every draft's prompt (agent/examples.py)."""
+
+    def draft_messages(self, run: AgentRun) -> list[Message]:
+        from manimgen.agent.examples import example_bank
+
+        examples = example_bank().nearest(run.description, EXAMPLES_PER_DRAFT)
+        return generation_messages(run.description, [(example.description, example.code) for example in examples])

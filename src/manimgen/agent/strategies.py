@@ -8,6 +8,7 @@ feedback and rounds are left, ask again with a fresh repair prompt. Strategies d
     before_render(run, code) -> str | None      a check before rendering, e.g. a linter; feedback skips the render
     after_render(run, result) -> str | None     a check of a successful render, e.g. its layout; feedback asks
                                                 for another round although the code rendered
+    draft_messages(run) -> messages             what a fresh draft is asked with (default: the plain generation prompt)
     follow_up(run, previous) -> Round           the generation after feedback (default: a repair)
     repair_prompt(run, previous) -> messages    what a feedback round asks (RITL-DOC adds <API_INFO>)
 
@@ -235,6 +236,10 @@ class RepairLoop:
         """Feedback on a successful render that asks for another round, or None to accept it."""
         return None
 
+    def draft_messages(self, run: AgentRun) -> list[Message]:
+        """What a fresh draft of the sentence is asked with (the first generation, and resampling)."""
+        return generation_messages(run.description)
+
     def follow_up(self, run: AgentRun, previous: Round) -> Round:
         """The next generation after feedback: a repair of `previous` by default."""
         return run.ask("repair", self.repair_prompt(run, previous))
@@ -259,7 +264,7 @@ class RepairLoop:
 
     def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace:
         run = AgentRun(llm, description, config, on_round)
-        current = self.refine(run, run.ask("generate", generation_messages(description)))
+        current = self.refine(run, run.ask("generate", self.draft_messages(run)))
         repairs_left = self.max_repairs(config)
         while True:
             feedback = self.evaluate(run, current)

@@ -16,6 +16,7 @@ from typing import Any
 
 from manimgen.data.errors import DatasetError
 from manimgen.data.task import Task
+from manimgen.paths import shared_data
 
 HUB_DATASET = "SuienR/ManimBench-v1"
 ENV_DIR = "MANIMGEN_MANIMBENCH"
@@ -30,12 +31,7 @@ def default_dir() -> Path | None:
     env = os.environ.get(ENV_DIR)
     if env:
         return Path(env)
-    repo_root = Path(__file__).resolve().parents[3]
-    for base in (Path.cwd(), repo_root):
-        candidate = base.parent / "shared" / "data" / "manimbench"
-        if candidate.is_dir():
-            return candidate
-    return None
+    return shared_data("manimbench")
 
 
 def _read_local(directory: Path) -> list[dict[str, Any]]:
