@@ -113,7 +113,8 @@ def harvest(run_dirs: Sequence[Path], rule: KeepRule = KeepRule(), *, test_descr
             kept.setdefault(key, []).append(_Candidate(task, sample.final_code, sample.score("vs"), _provenance(sample, task, run_dir)))
     for key, candidates in kept.items():
         chosen = _distinct(sorted(candidates, key=lambda c: -(c.visual or 0.0)), lambda c: c.code)[: rule.per_task]
-        result.left_out["a task's answer already kept"] += len(candidates) - len(chosen)
+        if len(candidates) > len(chosen):
+            result.left_out["a task's answer already kept"] += len(candidates) - len(chosen)
         for candidate in chosen:
             result.kept.append(_sft_row(candidate.task, candidate.code, candidate.provenance))
             result.sources[candidate.provenance["source"]] += 1
