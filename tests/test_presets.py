@@ -162,3 +162,9 @@ def test_under_the_paper_preset_the_study_scores_an_answer_it_could_not_extract_
             (sample,) = store.samples()
         statuses[preset] = (sample.status, sample.score("preset"))
     assert statuses == {"default": ("ok", "default"), "paper": ("no_code", "paper")}
+
+
+def test_the_rewards_render_timeout_follows_the_preset_unless_set() -> None:
+    assert GRPOTrainingConfig().reward_timeout_s == 120.0
+    assert GRPOTrainingConfig(metric_preset="paper").reward_timeout_s == 300.0, "the original's reward"
+    assert GRPOTrainingConfig(metric_preset="paper", render_timeout_s=60).reward_timeout_s == 60

@@ -49,6 +49,8 @@ class MetricPreset:
     """Whether a file defining several scenes renders (its last one); the original names none, so it fails."""
     failed_reference_visual: float | None
     """The reward's visual part when the reference does not render: None leaves the completion unscored."""
+    reward_render_timeout_s: float
+    """Seconds a reward render may take unless a GRPO config sets `render_timeout_s` (the original's: 300)."""
 
 
 PRESETS: dict[str, MetricPreset] = {
@@ -67,6 +69,7 @@ PRESETS: dict[str, MetricPreset] = {
             extraction="lenient",
             several_scenes_render=True,
             failed_reference_visual=None,
+            reward_render_timeout_s=120.0,
         ),
         MetricPreset(
             name="paper",
@@ -81,6 +84,7 @@ PRESETS: dict[str, MetricPreset] = {
             extraction="strict",
             several_scenes_render=False,
             failed_reference_visual=0.0,
+            reward_render_timeout_s=300.0,
         ),
     )
 }

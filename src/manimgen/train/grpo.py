@@ -82,7 +82,7 @@ def build_grpo_trainer(
         config.visual_weight,
         config.reward_mode,
         quality=config.render_quality,
-        timeout_s=config.render_timeout_s,
+        timeout_s=config.reward_timeout_s,
         preset=config.metric_preset,
         visual_metric=config.visual_metric,
         workers=config.render_workers,

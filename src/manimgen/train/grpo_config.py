@@ -56,7 +56,7 @@ class GRPOTrainingConfig(BaseTrainingConfig):
     visual_weight: float = 0.8
     reward_mode: Literal["arithmetic", "geometric"] = "arithmetic"
     render_quality: str = "low"
-    render_timeout_s: float = 120.0
+    render_timeout_s: float | None = None
     metric_preset: str = "default"
     visual_metric: Literal["vs", "content_vs"] = "vs"
     render_workers: int | None = None
@@ -75,6 +75,13 @@ class GRPOTrainingConfig(BaseTrainingConfig):
         if value < 2:
             raise ValueError(f"must be at least 2: GRPO compares completions within a group, got {value}")
         return value
+
+    @property
+    def reward_timeout_s(self) -> float:
+        """`render_timeout_s`, else the metric preset's (default 120 s; paper 300 s, the original's)."""
+        from manimgen.scoring.presets import get_preset
+
+        return self.render_timeout_s or get_preset(self.metric_preset).reward_render_timeout_s
 
     @property
     def completions_per_step(self) -> int:
