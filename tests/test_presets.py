@@ -24,7 +24,7 @@ from manimgen.llm.scripted import ScriptedLLM
 from manimgen.metrics import EmbedderUnavailable
 from manimgen.metrics.code import ast_distance, ast_distance_fields, codebleu, embedding_cosine, padded_pair_cosine, scene_classes
 from manimgen.metrics.embedders import minilm_l6
-from manimgen.metrics.visual import visual_score
+from manimgen.metrics.visual import sem_dtw, visual_score
 from manimgen.render import every_nth_frame, sample_frames
 from manimgen.scoring import Scorer
 from manimgen.scoring.presets import PRESETS, get_preset
@@ -168,3 +168,10 @@ def test_the_rewards_render_timeout_follows_the_preset_unless_set() -> None:
     assert GRPOTrainingConfig().reward_timeout_s == 120.0
     assert GRPOTrainingConfig(metric_preset="paper").reward_timeout_s == 300.0, "the original's reward"
     assert GRPOTrainingConfig(metric_preset="paper", render_timeout_s=60).reward_timeout_s == 60
+
+
+def test_paper_sem_dtw_matches_the_original_on_the_same_embeddings() -> None:
+    """CLIP's weights are not here; the alignment and its score are checked on given unit vectors."""
+    vectors = ORIGINAL["sem_dtw"]
+    reference, generated = (np.asarray(vectors[name], dtype=np.float32) for name in ("reference", "generated"))
+    assert sem_dtw(reference, generated, dtw="fastdtw") == pytest.approx(vectors["expected"], abs=1e-6)
