@@ -9,8 +9,11 @@ sandboxed renders throughout.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -331,3 +334,28 @@ def test_generate_writes_the_code_beside_the_video_renders_the_asked_quality_and
     assert again.exit_code == 0 and "3 of 3 sentences have a video (1 run now)" in again.output, "a rerun redoes only the one without"
     neither = runner.invoke(app, ["generate", *spec], env={"COLUMNS": "200"})
     assert neither.exit_code == 2 and "give one sentence, or --batch FILE" in neither.output
+
+
+def test_the_serve_command_off_loopback_makes_a_token_and_says_so(tmp_path: Path) -> None:
+    port = free_port()
+    command = [sys.executable, "-m", "manimgen.cli", "serve", "--host", "0.0.0.0", "--port", str(port), "--root", str(tmp_path / "serve")]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "COLUMNS": "200"})
+    try:
+        assert server.stdout is not None
+        lines = [server.stdout.readline() for _ in range(3)]
+        assert lines[0].startswith("bound to 0.0.0.0: every API request needs the token")
+        token = lines[1].removeprefix("token: ").strip()
+        assert len(token) >= 24 and lines[2].startswith(f"page: http://0.0.0.0:{port}/?token={token}")
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                refused = httpx.get(f"http://127.0.0.1:{port}/api/jobs", timeout=5)
+                break
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.2)
+        assert refused.status_code == 401
+        assert httpx.get(f"http://127.0.0.1:{port}/api/jobs", headers={"Authorization": f"Bearer {token}"}, timeout=5).json() == []
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
