@@ -30,8 +30,8 @@ DEFAULT_STRATEGY = "sample-lint"
 """What `generate` uses unless told otherwise: the best measured on validation (docs/study.md)."""
 
 RESAMPLE_TEMPERATURE = 0.8
-EXAMPLES_PER_DRAFT = 2
 """A fresh draft's temperature: hot enough to differ from the drafts before it (seeds differ too)."""
+EXAMPLES_PER_DRAFT = 2
 
 
 class MechanicalRepair:
