@@ -95,10 +95,11 @@ function setStatus(job) {
 
 function addRound(round) {
   const item = document.createElement("li");
-  const good = round.rendered === true;
-  item.innerHTML = `<strong></strong> <span class="${good ? "ok" : "bad"}"></span> <span class="time"></span><span class="detail"></span>`;
+  const rendered = round.rendered === true;
+  const verdict = rendered ? (round.error ? "warn" : "ok") : "bad";
+  item.innerHTML = `<strong></strong> <span class="${verdict}"></span> <span class="time"></span><span class="detail"></span>`;
   item.children[0].textContent = round.kind;
-  item.children[1].textContent = good ? "rendered" : round.status;
+  item.children[1].textContent = rendered ? (round.error ? "rendered, with problems" : "rendered") : round.status;
   item.children[2].textContent = `${round.seconds} s`;
   const notes = [round.error, ...round.fixes.map((fix) => `fixed: ${fix}`)].filter(Boolean);
   item.children[3].textContent = notes.join(" · ");
