@@ -154,6 +154,8 @@ def test_report_main_table_matches_the_store(grid: tuple[Path, ScriptedLLM]) -> 
     assert any(header.startswith("VS[") and header.endswith("]") for header in headers)
     vanilla_rsr = next(row for row in ours if row[1] == "vanilla")[headers.index("RSR")]
     assert vanilla_rsr == "50.0%"
+    repeated = {row[1]: row[headers.index("repeated repairs")] for row in ours}
+    assert repeated == {"vanilla": "–", "ritl": "0.0%"}, "ritl's two repairs: no code, then new code"
 
 
 def test_report_complexity_and_correlation_tables(grid: tuple[Path, ScriptedLLM]) -> None:
@@ -542,3 +544,16 @@ def test_session_of_a_killed_run_reads_as_interrupted(tmp_path: Path) -> None:
         assert [session.status for session in store.sessions()] == ["interrupted"]
     with sqlite3.connect(tmp_path / "results.sqlite") as connection:
         assert connection.execute("SELECT status FROM sessions").fetchall() == [("interrupted",)]
+
+
+def test_repeated_repairs_count_answers_that_echo_the_code_shown() -> None:
+    from manimgen.bench.tables import repeated_repairs
+
+    def sample(*rounds: tuple[str, str | None]) -> Sample:
+        trace = {"rounds": [{"kind": kind, "code": code} for kind, code in rounds]}
+        return Sample("m", "s", "t", 0, "m", "s", "{}", "low", "Basic", "ok", trace_json=json.dumps(trace))
+
+    echoed = sample(("generate", "a"), ("repair", "a"), ("repair", "b"))
+    fresh = sample(("generate", "a"), ("resample", "a"), ("repair", None))
+    assert repeated_repairs([echoed, fresh]) == pytest.approx(1 / 3), "a resample is not a repair; no code is not an echo"
+    assert repeated_repairs([sample(("generate", "a"))]) is None

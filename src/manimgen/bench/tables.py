@@ -44,6 +44,7 @@ class Aggregate:
     ast_distance: float | None
     rounds: float | None
     llm_calls: float | None
+    repeated_repairs: float | None
     tokens: float | None
     seconds: float | None
 
@@ -103,6 +104,7 @@ def aggregate(model: str, strategy: str, samples: Sequence[Sample], complexity: 
         ast_distance=average(lambda s: s.score("ast_distance")),
         rounds=average(lambda s: s.rounds),
         llm_calls=average(lambda s: s.llm_calls),
+        repeated_repairs=repeated_repairs(measured),
         tokens=average(lambda s: s.tokens),
         seconds=average(lambda s: s.seconds),
     )
@@ -270,6 +272,19 @@ def failure_table(samples: Sequence[Sample]) -> list[tuple[str, str, dict[str, i
             kinds[kind] = kinds.get(kind, 0) + 1
         rows.append((model, strategy, dict(sorted(kinds.items(), key=lambda item: (-item[1], item[0])))))
     return rows
+
+
+def repeated_repairs(samples: Iterable[Sample]) -> float | None:
+    """The share of repair answers whose code is the code of the round before (the model echoing
+    what it was shown); None when no sample has a repair round."""
+    repeats = repairs = 0
+    for sample in samples:
+        rounds = json.loads(sample.trace_json)["rounds"] if sample.trace_json else []
+        for previous, current in zip(rounds, rounds[1:]):
+            if current["kind"] == "repair":
+                repairs += 1
+                repeats += current["code"] is not None and current["code"] == previous["code"]
+    return repeats / repairs if repairs else None
 
 
 def embedders(samples: Iterable[Sample]) -> tuple[list[str], list[str]]:
