@@ -16,9 +16,9 @@ from typing import Any
 from manimgen.train.checkpoints import checkpoints_dir, resume_from
 from manimgen.train.data import as_dataset
 from manimgen.train.dpo_config import DPOTrainingConfig
-from manimgen.train.model import base_for, load_base, process_device, record_base, recorded_base_of, with_trainable_adapter, world_size
+from manimgen.train.model import base_for, load_base, process_device, record_base, with_trainable_adapter, world_size
 from manimgen.train.progress import replace_default_progress
-from manimgen.train.result import TrainResult, final_metrics, finish
+from manimgen.train.result import TrainResult, finish
 
 PAIR_COLUMNS = ("prompt", "chosen", "rejected", "task_id")
 
@@ -69,12 +69,5 @@ def train_dpo(
     started = time.monotonic()
     trainer = build_dpo_trainer(model, pairs, output_dir, config, adapter=adapter, callbacks=callbacks)
     trainer.train(resume_from_checkpoint=checkpoint)
-    result = TrainResult(
-        kind="dpo",
-        output_dir=Path(output_dir),
-        base=recorded_base_of(trainer),
-        steps=trainer.state.global_step,
-        seconds=time.monotonic() - started,
-        metrics=final_metrics(trainer),
-    )
+    result = TrainResult.of("dpo", trainer, output_dir, started)
     return finish(trainer, result, config.model_dump(), {"start_adapter": str(adapter) if adapter else None, "pairs": len(pairs)})

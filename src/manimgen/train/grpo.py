@@ -26,12 +26,11 @@ from manimgen.train.model import (
     load_base,
     process_device,
     record_base,
-    recorded_base_of,
     with_trainable_adapter,
     world_size,
 )
 from manimgen.train.progress import replace_default_progress
-from manimgen.train.result import TrainResult, final_metrics, finish
+from manimgen.train.result import TrainResult, finish
 from manimgen.train.reward import ManimReward
 
 
@@ -124,15 +123,7 @@ def train_grpo(
     finally:
         if reward is None:  # ours: stop its render workers; a caller's reward is the caller's to close
             run.reward.close()
-    result = TrainResult(
-        kind="grpo",
-        output_dir=Path(output_dir),
-        base=recorded_base_of(run.trainer),
-        steps=run.trainer.state.global_step,
-        seconds=time.monotonic() - started,
-        metrics=final_metrics(run.trainer),
-        skipped_tasks=run.skipped_tasks,
-    )
+    result = TrainResult.of("grpo", run.trainer, output_dir, started, run.skipped_tasks)
     extra = {
         "start_adapter": str(adapter) if adapter else None,
         "tasks": len(tasks) - len(run.skipped_tasks),

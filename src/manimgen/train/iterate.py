@@ -154,7 +154,6 @@ def run_iterations(config: IterateConfig, out: Path, *, say: Say = print, llm_fa
         (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n")
         if config.teacher is None:
             sampler = spec
-    (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n")
     return summary
 
 

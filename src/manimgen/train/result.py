@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from manimgen.llm.models import MODELS
-from manimgen.train.model import write_record
+from manimgen.train.model import recorded_base_of, write_record
 
 
 @dataclass
@@ -21,6 +23,19 @@ class TrainResult:
     seconds: float
     metrics: dict[str, float] = field(default_factory=dict)
     skipped_tasks: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, kind: str, trainer: Any, output_dir: str | Path, started: float, skipped_tasks: Sequence[str] = ()) -> TrainResult:
+        """What a trainer that has just finished reports; `started` is `time.monotonic()` before it was built."""
+        return cls(
+            kind=kind,
+            output_dir=Path(output_dir),
+            base=recorded_base_of(trainer),
+            steps=trainer.state.global_step,
+            seconds=time.monotonic() - started,
+            metrics=final_metrics(trainer),
+            skipped_tasks=list(skipped_tasks),
+        )
 
     @property
     def spec(self) -> str:

@@ -15,9 +15,9 @@ from typing import Any
 
 from manimgen.train.checkpoints import checkpoints_dir, resume_from
 from manimgen.train.data import as_dataset
-from manimgen.train.model import load_base, process_device, record_base, recorded_base_of, world_size
+from manimgen.train.model import load_base, process_device, record_base, world_size
 from manimgen.train.progress import replace_default_progress
-from manimgen.train.result import TrainResult, final_metrics, finish
+from manimgen.train.result import TrainResult, finish
 from manimgen.train.sft_config import SFTTrainingConfig
 
 
@@ -75,14 +75,7 @@ def train_sft(
     started = time.monotonic()
     trainer = build_sft_trainer(model, train_rows, eval_rows, output_dir, config, callbacks)
     trainer.train(resume_from_checkpoint=checkpoint)
-    result = TrainResult(
-        kind="sft",
-        output_dir=Path(output_dir),
-        base=recorded_base_of(trainer),
-        steps=trainer.state.global_step,
-        seconds=time.monotonic() - started,
-        metrics=final_metrics(trainer),
-    )
+    result = TrainResult.of("sft", trainer, output_dir, started)
     extra = {
         "best_checkpoint": trainer.state.best_model_checkpoint,
         "train_rows": len(train_rows),
