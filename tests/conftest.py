@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from servers import llama_server_on
 
 from manimgen.paths import cache_root
 
@@ -28,3 +30,12 @@ def small_gguf() -> Path:
         return ensure_gguf("qwen2.5-coder-0.5b", progress=False)
     except MissingWeightsError as error:
         pytest.skip(str(error))
+
+
+
+@pytest.fixture(scope="module")
+def llama_server(small_gguf: Path) -> Iterator[str]:
+    """A llama.cpp server on the 0.5B model (OpenAI-compatible); yields its API root once it answers."""
+    pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]: pip install -e '.[llamacpp]'")
+    with llama_server_on(small_gguf) as url:
+        yield url

@@ -557,3 +557,68 @@ def test_repeated_repairs_count_answers_that_echo_the_code_shown() -> None:
     fresh = sample(("generate", "a"), ("resample", "a"), ("repair", None))
     assert repeated_repairs([echoed, fresh]) == pytest.approx(1 / 3), "a resample is not a repair; no code is not an echo"
     assert repeated_repairs([sample(("generate", "a"))]) is None
+
+
+def report_sections(run_dir: Path) -> list[list[list[str]]]:
+    """Every table of the report but the run-info lines (which name the run directory and sessions)."""
+    text = (run_dir / "report.md").read_text()
+    headings = [line[3:] for line in text.splitlines() if line.startswith("## ") and line != "## Plots"]
+    return [markdown_section(text, heading)[1] for heading in headings]
+
+
+def test_an_exported_run_imports_into_the_same_report_without_the_datasets_text(grid: tuple[Path, ScriptedLLM], tmp_path: Path) -> None:
+    import gzip
+
+    run_dir, _ = grid
+    exported = tmp_path / "grid.jsonl.gz"
+    result = CliRunner().invoke(app, ["bench", "export", str(run_dir), "--out", str(exported)])
+    assert result.exit_code == 0 and "4 samples written" in result.output
+    text = gzip.decompress(exported.read_bytes()).decode()
+    for task in load_tasks("builtin", ids=TASKS):
+        assert task.description not in text  # prompts and descriptions stay behind
+    assert json.dumps(GOOD)[1:-1] in text  # the code does not
+
+    merged = tmp_path / "merged"
+    result = CliRunner().invoke(app, ["bench", "import", str(exported), "--out", str(merged)])
+    assert result.exit_code == 0 and "4 samples imported, 0 already stored" in result.output
+    again = CliRunner().invoke(app, ["bench", "import", str(exported), "--out", str(merged)])
+    assert "0 samples imported, 4 already stored" in again.output
+    with Store.open_existing(run_dir) as store:
+        before = {sample.key: (sample.status, sample.final_code, sample.scores, sample.llm_calls) for sample in store.samples()}
+    with Store.open_existing(merged) as store:
+        after = {sample.key: (sample.status, sample.final_code, sample.scores, sample.llm_calls) for sample in store.samples()}
+        assert store.sessions()[-1].config["imported_from"] == exported.name
+    assert after == before
+    write_report(merged)
+    assert report_sections(merged) == report_sections(run_dir)
+
+    # a later `bench run` into the merged directory resumes from it: nothing left to do
+    summary = BenchRunner(grid_config(merged), merged, llm_factory=lambda spec: ScriptedLLM(), show_progress=False).run()
+    assert summary.recorded == 0 and summary.skipped == 4
+
+
+def test_a_bad_export_is_refused_before_anything_is_written(grid: tuple[Path, ScriptedLLM], tmp_path: Path) -> None:
+    import gzip
+
+    run_dir, _ = grid
+    good = tmp_path / "good.jsonl.gz"
+    CliRunner().invoke(app, ["bench", "export", str(run_dir), "--out", str(good)])
+    lines = gzip.decompress(good.read_bytes()).decode().splitlines()
+    broken = tmp_path / "broken.jsonl.gz"
+    broken.write_bytes(gzip.compress("\n".join([*lines[:3], '{"model": "fixed"}']).encode()))
+    plain = tmp_path / "plain.jsonl.gz"
+    plain.write_text("not gzip")
+    relabelled = tmp_path / "relabelled.jsonl.gz"
+    relabelled.write_bytes(gzip.compress("\n".join(line.replace('"model_spec": "scripted"', '"model_spec": "other"') for line in lines).encode()))
+    target = tmp_path / "target"
+    for path, message in (
+        (broken, "broken.jsonl.gz line 4 is not a sample"),
+        (plain, "is not a gzip JSON Lines export"),
+        (tmp_path / "missing.jsonl.gz", "does not exist; write it with `manimgen bench export"),
+    ):
+        result = CliRunner().invoke(app, ["bench", "import", str(good), str(path), "--out", str(target)])
+        assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+        assert not (target / "results.sqlite").exists()  # the good file was not half-imported
+    CliRunner().invoke(app, ["bench", "import", str(good), "--out", str(target)])
+    result = CliRunner().invoke(app, ["bench", "import", str(relabelled), "--out", str(target)])
+    assert result.exit_code == 2 and "holds model 'fixed' as other" in result.output

@@ -5,68 +5,19 @@ from __future__ import annotations
 
 import base64
 import json
-import socket
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+from servers import free_port
 
-from manimgen.llm import LLMError, Message, MissingWeightsError, Sampling, ensure_gguf, load_model
+from manimgen.llm import LLMError, Message, Sampling, load_model
 from manimgen.llm.openai_compat import OpenAICompatLLM, normalise_base_url
 
 PROMPT: list[Message] = [{"role": "user", "content": "Write a Python function that adds two numbers."}]
-SERVER_START_TIMEOUT_S = 180
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def llama_server() -> Iterator[str]:
-    """A llama.cpp server on the 0.5B model; yields its API root once /v1/models answers."""
-    pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]: pip install -e '.[llamacpp]'")
-    try:
-        model = ensure_gguf("qwen2.5-coder-0.5b", progress=False)
-    except MissingWeightsError as error:
-        pytest.skip(str(error))
-    port = free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", "2048", "--verbose", "False"]  # fmt: skip
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-        while True:
-            if server.poll() is not None:
-                pytest.fail(f"llama.cpp server exited with {server.returncode}: {server.stderr.read()[-2000:]}")
-            try:
-                if httpx.get(f"{base_url}/models", timeout=2).is_success:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama.cpp server did not answer within {SERVER_START_TIMEOUT_S} s")
-            time.sleep(0.5)
-        yield base_url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
 def test_chat_through_llama_server(llama_server: str) -> None:
     model = load_model(f"openai:{llama_server}")
     try:

@@ -55,3 +55,39 @@ def run_checks() -> list[Check]:
         Check("llama.cpp", _module("llama_cpp"), "llama-cpp-python", "pip install -e '.[llamacpp]'"),
     ]
     return checks
+
+
+RENDER_CHECKS = ("manim", "latex", "dvisvgm", "cairo", "pango", "sandbox")
+
+
+def render_stack_checks() -> list[Check]:
+    """The checks a render node must pass: Manim, LaTeX, cairo/pango and the sandbox."""
+    return [check for check in run_checks() if check.name.split(":")[0] in RENDER_CHECKS]
+
+
+@dataclass(frozen=True)
+class NodeReport:
+    """One Ray node: where it is, how many renders it offers at a time, and its render stack."""
+
+    node: str
+    manim_units: float
+    checks: list[Check]
+
+
+def ray_node_checks(address: str) -> list[NodeReport]:
+    """The render stack of every live node of the cluster at ADDRESS, checked on the node itself."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    from manimgen.render.ray_backend import RESOURCE, connect
+
+    ray = connect(address)
+    remote_checks = ray.remote(num_cpus=0)(render_stack_checks)
+    nodes = [node for node in ray.nodes() if node.get("Alive")]
+    pending = [
+        remote_checks.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)).remote()
+        for node in nodes
+    ]
+    return [
+        NodeReport(f"{node['NodeManagerAddress']} {node['NodeID'][:8]}", node["Resources"].get(RESOURCE, 0.0), checks)
+        for node, checks in zip(nodes, ray.get(pending, timeout=300))
+    ]

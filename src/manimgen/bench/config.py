@@ -57,6 +57,7 @@ class ModelEntry(BaseModel):
 
     spec: str = Field(min_length=1)
     label: str | None = None
+    concurrency: int = Field(1, ge=1)  # samples generated at once: >1 for a model server (OpenAI-compatible, vLLM)
 
     @property
     def name(self) -> str:
@@ -95,6 +96,8 @@ class RunConfig(BaseModel):
     (scoring/presets.py); embedders and DTW left empty mean the preset's.
     `cache_generations` replays a seeded model call already made in this run directory (see
     manimgen.llm.cache), so the strategies share their first draft and pay for it once.
+    `ray` is the address of a Ray cluster whose render actors do every render of the run (agent and
+    scorer); a model's `concurrency` says how many of its samples are generated at once.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -119,6 +122,7 @@ class RunConfig(BaseModel):
     render_timeout_s: float = Field(DEFAULT_RENDER_TIMEOUT_S, gt=0)
     score_workers: int = Field(1, ge=1)
     cache_generations: bool = True
+    ray: str | None = None
 
     @field_validator("models", mode="before")
     @classmethod

@@ -189,11 +189,19 @@ class BenchRunner:
 
     @contextmanager
     def _rendering(self) -> Iterator[Renderer]:
-        """The renderer given, else one warm pool for the run: a render slot for generation and one per scoring thread."""
+        """The renderer given, the Ray cluster's render actors, else one warm pool for the run: a render slot per
+        generating and per scoring thread."""
         if self._given_renderer is not None:
             yield self._given_renderer
             return
-        with RenderPool(self.config.score_workers + 1, timeout_s=self.config.render_timeout_s) as pool:
+        if self.config.ray is not None:
+            from manimgen.render.ray_backend import RayRenderer
+
+            with RayRenderer(self.config.ray, timeout_s=self.config.render_timeout_s) as cluster:
+                yield cluster
+            return
+        slots = self.config.score_workers + max(model.concurrency for model in self.config.models)
+        with RenderPool(slots, timeout_s=self.config.render_timeout_s) as pool:
             yield pool
 
     def _run_pending(self, store: Store, session: int, pending: list[WorkItem]) -> None:
@@ -239,13 +247,19 @@ class BenchRunner:
         llm = self.llm_factory(model.spec)
         if self._generations is not None:
             llm = CachedLLM(llm, self._generations, model_key=model.spec)
+        def generate(item: WorkItem) -> None:
+            progress.update(bar, description=f"{item.model.name} · {item.strategy.key} · {item.task.id}")
+            trace, error = self._generate(llm, item)
+            backlog.acquire()
+            future = executor.submit(self._score_and_record, store, session, item, trace, error, progress, bar)
+            future.add_done_callback(lambda done: self._finished(done, backlog))
+
         try:
-            for item in items:
-                progress.update(bar, description=f"{item.model.name} · {item.strategy.key} · {item.task.id}")
-                trace, error = self._generate(llm, item)
-                backlog.acquire()
-                future = executor.submit(self._score_and_record, store, session, item, trace, error, progress, bar)
-                future.add_done_callback(lambda done: self._finished(done, backlog))
+            if model.concurrency == 1:
+                for item in items:
+                    generate(item)
+            else:
+                _concurrently(generate, items, model.concurrency)
         finally:
             llm.close()
 
@@ -394,6 +408,19 @@ class BenchRunner:
 
     def _rsr_text(self) -> str:
         return f"{self._ok / self._measured:.0%}" if self._measured else "-"
+
+
+def _concurrently(work: Callable[[WorkItem], None], items: list[WorkItem], threads: int) -> None:
+    """`work` on every item, `threads` at a time; the first failure cancels what has not started and is raised."""
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="generate") as generators:
+        futures = [generators.submit(work, item) for item in items]
+        try:
+            for future in futures:
+                future.result()
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
 
 
 def _by_model(items: list[WorkItem]) -> Iterator[tuple[ModelEntry, list[WorkItem]]]:

@@ -1,4 +1,4 @@
-"""Commands of the study: `manimgen bench run`, `bench report` and `bench compare`."""
+"""Commands of the study: `manimgen bench run`, `report`, `export`, `import` and `compare`."""
 
 from __future__ import annotations
 
@@ -34,15 +34,18 @@ def bench_run(
     quality: Annotated[Optional[str], typer.Option(help=quality_help())] = None,
     time_limit: Annotated[Optional[float], typer.Option(help="seconds one sample's agent run may take (default 1800)")] = None,
     score_workers: Annotated[Optional[int], typer.Option(help="threads scoring while the model generates")] = None,
+    ray: Annotated[Optional[str], typer.Option(help="render on the Ray cluster at this address (HOST:PORT or auto); docs/scale-out.md")] = None,
 ) -> None:
     """Run (or resume) the grid and store every sample under OUT; then `bench report OUT`."""
     from manimgen.bench import BenchRunner, BenchStopped, ConfigError, StoreError
     from manimgen.bench.config import config_from_options, load_config
     from manimgen.data import DatasetError
+    from manimgen.render.ray_backend import RayBackendError
 
     overrides = {
         "out": out, "models": models, "strategies": strategies, "split": split, "limit": limit, "tasks": tasks, "tasks_file": tasks_file,
         "seeds": seed, "rounds": rounds, "quality": quality, "time_limit_s": time_limit, "score_workers": score_workers,
+        "ray": ray,
     }
     try:
         run_config = load_config(config, overrides) if config else config_from_options(overrides)
@@ -52,7 +55,7 @@ def bench_run(
     except BenchStopped as stopped:
         console.print(Text.assemble(("stopped:", "red"), " ", str(stopped)), soft_wrap=True)
         raise typer.Exit(code=1) from None
-    except (ConfigError, StoreError, DatasetError) as error:
+    except (ConfigError, StoreError, DatasetError, RayBackendError) as error:
         fail(str(error))
     rsr = f"{summary.rsr:.1%}" if summary.rsr is not None else "-"
     console.print(Text(
@@ -75,6 +78,38 @@ def bench_report(
     except StoreError as error:
         fail(str(error))
     console.print(Text(f"report: {files.markdown}, {files.html}, {files.json}; plots: {', '.join(str(p) for p in files.plots)}"))
+
+
+@bench_app.command("export")
+def bench_export(
+    run_dir: RunDir,
+    out: Annotated[Path, typer.Option(help="the file to write, e.g. results/NAME.jsonl.gz")],
+) -> None:
+    """Write the run's samples (scores, code, traces; no prompts, descriptions or media) to a portable file."""
+    from manimgen.bench import StoreError
+    from manimgen.bench.transfer import export_run
+
+    try:
+        count = export_run(run_dir, out)
+    except StoreError as error:
+        fail(str(error))
+    console.print(Text(f"{count} samples written to {out}; merge them into a run with: manimgen bench import {out} --out RUN"))
+
+
+@bench_app.command("import")
+def bench_import(
+    files: Annotated[list[Path], typer.Argument(help="files written by `manimgen bench export`")],
+    out: Annotated[Path, typer.Option(help="the run directory to merge into (created when missing)")],
+) -> None:
+    """Merge exported samples into a run directory; samples it already holds are kept, so a rerun changes nothing."""
+    from manimgen.bench import StoreError
+    from manimgen.bench.transfer import import_runs
+
+    try:
+        summary = import_runs(files, out)
+    except StoreError as error:
+        fail(str(error))
+    console.print(Text(f"{summary.imported} samples imported, {summary.already_stored} already stored in {out}"))
 
 
 @bench_app.command("compare")

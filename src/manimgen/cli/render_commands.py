@@ -87,7 +87,9 @@ def tasks(split: SplitOption = "builtin", limit: Annotated[Optional[int], typer.
 
 
 @app.command()
-def doctor() -> None:
+def doctor(
+    ray: Annotated[Optional[str], typer.Option(help="also check every node of the Ray cluster at this address (HOST:PORT or auto)")] = None,
+) -> None:
     """Check manim, LaTeX, cairo/pango, the sandbox, the cache and the data; say how to fix what is missing."""
     from manimgen.doctor import run_checks
 
@@ -99,6 +101,32 @@ def doctor() -> None:
         status = Text("ok", "green") if check.ok else Text("missing", "red")
         table.add_row(check.name, status, literal(check.detail), literal("" if check.ok else check.fix))
     console.print(table)
-    if not all(check.ok for check in checks):
+    healthy = all(check.ok for check in checks)
+    if ray is not None:
+        healthy = _doctor_ray(ray) and healthy
+    if not healthy:
         raise typer.Exit(code=1)
+
+
+def _doctor_ray(address: str) -> bool:
+    """One row per node of the cluster: its `manim` units and any render-stack check it fails."""
+    from manimgen.doctor import ray_node_checks
+    from manimgen.render.ray_backend import RESOURCE, RayBackendError
+
+    try:
+        reports = ray_node_checks(address)
+    except RayBackendError as error:
+        fail(str(error))
+    table = Table(title=f"Ray cluster at {address}")
+    for column in ("node", RESOURCE, "render stack", "fix"):
+        table.add_column(column)
+    for report in reports:
+        failed = [check for check in report.checks if not check.ok]
+        stack = Text("ok", "green") if not failed else Text(", ".join(check.name for check in failed), "red")
+        table.add_row(literal(report.node), f"{report.manim_units:g}", stack, literal("; ".join(check.fix for check in failed)))
+    console.print(table)
+    renderers = [report for report in reports if report.manim_units > 0]
+    if not renderers:
+        console.print(Text(f"no node offers the `{RESOURCE}` resource: start render nodes with `ray start --resources '{{\"{RESOURCE}\": N}}'`", "red"))
+    return bool(renderers) and all(check.ok for report in renderers for check in report.checks)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, replace
@@ -51,20 +52,22 @@ def _image_digest(path: Path) -> str:
 
 
 class GenerationCache:
-    """The table of recorded calls; one connection, used from the thread that generates."""
+    """The table of recorded calls; one connection, shared by the threads that generate under a lock."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._db = sqlite3.connect(self.path)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # a lost last entry costs one model call, never consistency
         self._db.execute(SCHEMA)
         self._db.commit()
 
     def get(self, key: str) -> ChatResult | None:
-        row = self._db.execute(
-            "SELECT completions_json, prompt_tokens, completion_tokens, seconds FROM generations WHERE key = ?", (key,)
-        ).fetchone()
+        with self._lock:
+            row = self._db.execute(
+                "SELECT completions_json, prompt_tokens, completion_tokens, seconds FROM generations WHERE key = ?", (key,)
+            ).fetchone()
         if row is None:
             return None
         completions, prompt_tokens, completion_tokens, seconds = row
@@ -80,14 +83,16 @@ class GenerationCache:
             (key, model, json.dumps(result.completions), result.usage.prompt_tokens, result.usage.completion_tokens, result.usage.seconds)
             for key, model, result in entries
         ]
-        with self._db:
+        with self._lock, self._db:
             self._db.executemany("INSERT OR IGNORE INTO generations VALUES (?, ?, ?, ?, ?, ?)", rows)
 
     def __len__(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM generations").fetchone()[0]
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM generations").fetchone()[0]
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
 
 class CachedLLM:

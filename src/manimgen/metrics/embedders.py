@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import tempfile
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, redirect_stdout
@@ -278,6 +279,7 @@ CODE_EMBEDDERS: dict[str, Callable[[], CodeEmbedder]] = {
     "codebert": codebert,
 }
 _BUILT: dict[tuple[str, str], Any] = {}
+_BUILDING = threading.Lock()
 
 
 def image_embedder(name: str = DEFAULT_IMAGE_EMBEDDER) -> ImageEmbedder:
@@ -294,8 +296,9 @@ def _built(kind: str, name: str, factories: dict[str, Callable[[], Any]]) -> Any
     if name not in factories:
         raise ValueError(f"unknown {kind} embedder {name!r}; choose one of: {', '.join(sorted(factories))}")
     key = (kind, name)
-    if key not in _BUILT:
-        _BUILT[key] = factories[name]()
+    with _BUILDING:  # scoring threads start together; importing transformers from two threads at once fails
+        if key not in _BUILT:
+            _BUILT[key] = factories[name]()
     return _BUILT[key]
 
 

@@ -85,6 +85,7 @@ def build_grpo_trainer(
         preset=config.metric_preset,
         visual_metric=config.visual_metric,
         workers=config.render_workers,
+        ray=config.render_ray,
     )
     policy = with_trainable_adapter(base, adapter) if adapter else base.model
     trainer = GRPOTrainer(

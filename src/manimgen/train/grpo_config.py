@@ -60,6 +60,7 @@ class GRPOTrainingConfig(BaseTrainingConfig):
     metric_preset: str = "default"
     visual_metric: Literal["vs", "content_vs"] = "vs"
     render_workers: int | None = None
+    render_ray: str | None = None  # a Ray cluster's address: its render actors do the reward's renders (docs/scale-out.md)
     use_vllm: bool = False
     vllm_mode: str = "colocate"
     save_total_limit: int | None = None

@@ -87,9 +87,11 @@ class ManimReward:
         renderer: Renderer | None = None,
         preset: str = "default",
         visual_metric: VisualMetric = "vs",
+        ray: str | None = None,
     ) -> None:
         """`renderer` renders the completions and references (default: a warm pool of `workers`, kept between
-        steps); `preset` names the metric preset (scoring/presets.py) the text and visual parts follow, and
+        steps; with `ray`, the render actors of the Ray cluster at that address, so the training node only
+        trains); `preset` names the metric preset (scoring/presets.py) the text and visual parts follow, and
         `visual_metric` the visual part: the paper's VS, or CVS, which spreads unrelated scenes towards 0."""
         from manimgen.scoring.presets import get_preset
 
@@ -110,6 +112,8 @@ class ManimReward:
             "renderer": renderer, "preset": preset,
         }
         self._scorer = scorer
+        self._ray = ray
+        self._cluster: Any | None = None
         self.last_stats: RewardStats | None = None
 
     @property
@@ -118,13 +122,22 @@ class ManimReward:
         if self._scorer is None:
             from manimgen.scoring import Scorer
 
-            self._scorer = Scorer(**self._scorer_options)
+            options = dict(self._scorer_options)
+            if self._ray is not None and options["renderer"] is None:
+                from manimgen.render.ray_backend import RayRenderer
+
+                ranks = int(os.environ.get("WORLD_SIZE", "1"))
+                self._cluster = options["renderer"] = RayRenderer(self._ray, timeout_s=options["timeout_s"], share=ranks)
+            self._scorer = Scorer(**options)
         return self._scorer
 
     def close(self) -> None:
         """Stop the scorer's render workers (they stay up between steps); the next call starts them again."""
         if self._scorer is not None:
             self._scorer.close()
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = self._scorer = None
 
     def combine(self, text: float, visual: float) -> float:
         if self.mode == "arithmetic":

@@ -1,0 +1,159 @@
+"""A run's samples as a portable file: `bench export` writes it, `bench import` merges it into a run.
+
+Why: a study outlives the machine it started on. Shards run on several machines, or a grid that
+takes longer than one machine is lent, meet again in one run directory, and a published table can
+ship the samples it was computed from. The file is gzip-compressed JSON Lines: a header line (the
+source run's last configuration and versions), then one line per sample with its scores and trace.
+
+Left out on purpose: the prompts (trace messages) and task descriptions, which quote the dataset
+(ManimBench's licence does not allow passing it on), and the media (videos are re-rendered from the
+stored code when needed). Everything a report computes is kept. Importing never replaces a stored
+sample: a key already present is counted and skipped, so merging is idempotent.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from manimgen.bench.store import Sample, Store, StoreError, exclusive
+from manimgen.scoring.schema import Scores
+
+FORMAT = "manimgen-samples"
+FORMAT_VERSION = 1
+LEFT_OUT = ("media_path", "session_id")
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    imported: int
+    already_stored: int
+
+
+def _portable_trace(trace_json: str | None) -> str | None:
+    """The trace without the words of the dataset: no description, no prompt messages."""
+    if not trace_json:
+        return trace_json
+    trace = json.loads(trace_json)
+    trace["description"] = ""
+    for round_ in trace.get("rounds", []):
+        round_["messages"] = []
+    return json.dumps(trace, ensure_ascii=False)
+
+
+def export_run(run_dir: Path, out: Path) -> int:
+    """Write every non-error sample of a run to OUT (gzip JSON Lines); returns how many."""
+    with Store.open_existing(run_dir) as store:
+        samples = [sample for sample in store.samples(with_trace=True) if sample.status != "error"]
+        sessions = store.sessions()
+    header = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "config": sessions[-1].config if sessions else {},
+        "versions": sessions[-1].versions if sessions else {},
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(out.name + ".partial")
+    with gzip.open(partial, "wt", encoding="utf-8") as handle:
+        handle.write(json.dumps(header, sort_keys=True) + "\n")
+        for sample in samples:
+            handle.write(json.dumps(_sample_dict(sample), ensure_ascii=False, sort_keys=True) + "\n")
+    partial.replace(out)
+    return len(samples)
+
+
+def _sample_dict(sample: Sample) -> dict[str, Any]:
+    data = {item.name: getattr(sample, item.name) for item in fields(Sample) if item.name not in LEFT_OUT}
+    data["scores"] = sample.scores.to_dict() if sample.scores is not None else None
+    data["trace_json"] = _portable_trace(sample.trace_json)
+    return data
+
+
+def read_export(path: Path) -> tuple[dict[str, Any], list[Sample]]:
+    """The header and samples of an export; any defect is a StoreError naming the file and line."""
+    lines = list(_lines(path))
+    if not lines:
+        raise StoreError(f"{path} is empty; export a run with `manimgen bench export RUN --out {path}`")
+    header = _json(path, 1, lines[0])
+    if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
+        raise StoreError(f"{path} is not a manimgen samples file (version {FORMAT_VERSION}); write one with `manimgen bench export`")
+    samples = [_sample(path, number, _json(path, number, line)) for number, line in enumerate(lines[1:], start=2)]
+    return header, samples
+
+
+def _lines(path: Path) -> Iterator[str]:
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            yield from (line for line in handle if line.strip())
+    except FileNotFoundError:
+        raise StoreError(f"{path} does not exist; write it with `manimgen bench export RUN --out {path}`") from None
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        raise StoreError(f"{path} is not a gzip JSON Lines export ({error}); write one with `manimgen bench export`") from None
+
+
+def _json(path: Path, number: int, line: str) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise StoreError(f"{path} line {number} is not JSON ({error.msg}); export the run again") from None
+    if not isinstance(value, dict):
+        raise StoreError(f"{path} line {number} is not a JSON object; export the run again")
+    return value
+
+
+def _sample(path: Path, number: int, data: dict[str, Any]) -> Sample:
+    known = {item.name for item in fields(Sample)} - set(LEFT_OUT)
+    try:
+        scores = data.pop("scores")
+        if set(data) - known:
+            raise ValueError(f"unknown fields {sorted(set(data) - known)}")
+        sample = Sample(**data, scores=Scores.from_dict(scores) if scores is not None else None)
+        if not (isinstance(sample.task_id, str) and isinstance(sample.seed, int) and sample.status in ("ok", "render_failed", "no_code", "timeout")):
+            raise ValueError("a key field or the status is not what a stored sample holds")
+    except (KeyError, TypeError, ValueError) as error:
+        raise StoreError(f"{path} line {number} is not a sample ({error}); export the run again") from None
+    return sample
+
+
+def import_runs(files: list[Path], run_dir: Path) -> ImportSummary:
+    """Merge exports into RUN_DIR; every file is read and checked before anything is written."""
+    read = [(path, *read_export(path)) for path in files]
+    imported = already = 0
+    with exclusive(run_dir), Store.open(run_dir) as store:
+        store.interrupt_orphans()
+        done = store.done_keys()
+        for path, _, samples in read:
+            _check_meanings(store, path, samples)
+        for path, header, samples in read:
+            config = {**header["config"], "imported_from": path.name}
+            session = store.start_session(config, header["versions"], len(samples))
+            for sample in samples:
+                if sample.key in done:
+                    already += 1
+                    continue
+                store.put_sample(replace(sample, session_id=session))
+                done.add(sample.key)
+                imported += 1
+            store.finish_session(session, "finished", f"imported from {path.name}")
+    return ImportSummary(imported, already)
+
+
+def _check_meanings(store: Store, path: Path, samples: list[Sample]) -> None:
+    """A label keeps one meaning per run directory: the same model spec, strategy parameters and quality."""
+    checks = (("model", "model_spec"), ("strategy", "strategy_params"))
+    for column, detail in checks:
+        stored = store.labels(column, detail)
+        for sample in samples:
+            label, meaning = getattr(sample, column), getattr(sample, detail)
+            if stored.setdefault(label, meaning) != meaning:
+                raise StoreError(
+                    f"{path} holds {column} {label!r} as {meaning}, but {store.path} holds it as {stored[label]}; "
+                    "import into another run directory"
+                )
+    qualities = {sample.quality for sample in store.samples()} | {sample.quality for sample in samples}
+    if len(qualities) > 1:
+        raise StoreError(f"{path} and {store.path} mix render qualities {', '.join(sorted(qualities))}; import into another run directory")

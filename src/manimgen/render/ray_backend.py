@@ -1,0 +1,252 @@
+"""The renderer interface on a Ray cluster: warm sandboxed workers as Ray actors on the render nodes.
+
+Why Ray: placement by resources, node-failure detection and transport are Ray's; this module only
+maps the `Renderer` protocol onto it. Each actor holds one warm worker (render/warm.py) under the same
+sandbox and limits as a local pool, and needs one unit of the custom `manim` resource, which a node
+offers only when it has the render stack (`ray start --resources '{"manim": N}'`).
+
+The caller keeps the content-addressed cache: a hit never leaves the machine; a miss goes to an idle
+actor, whose answer (status, scene, error tail, the output's bytes) is checked as if it came from the
+sandbox itself and entered in the caller's cache under a name the caller chooses. An actor or node
+that dies mid-render costs a retry on another actor (at most `retries`), never a lost or doubled
+result; the dead actor is replaced when the cluster has room for one.
+"""
+
+from __future__ import annotations
+
+import ast
+import queue
+import socket
+import tempfile
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from manimgen.render.cache import RenderCache, default_cache, render_key, uncached_store
+from manimgen.render.pool import RenderJob
+from manimgen.render.renderer import render_uncached
+from manimgen.render.result import RenderResult, RenderStatus
+from manimgen.render.sandbox import Limits
+from manimgen.render.warm import WarmWorker
+
+RESOURCE = "manim"
+OUTPUT_SUFFIXES = (".mp4", ".png")
+MAX_TAIL_CHARS = 4000
+# Beyond the render's own wall limit: time for the actor's reply to cross the network.
+REPLY_GRACE_S = 60.0
+CONNECT_TIMEOUT_S = 5.0
+
+
+class RayBackendError(RuntimeError):
+    """The cluster cannot render as asked; the message names the fix."""
+
+
+class RenderActor:
+    """One warm sandboxed worker on a render node (wrapped by `ray.remote` at connection time)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self._runner = WarmWorker(limits)
+
+    def render(self, code: str, scene: str | None, quality: str, geometry: bool) -> tuple[dict[str, Any], bytes | None]:
+        """The render's result as plain data and its output's bytes (the caller names the file)."""
+        with tempfile.TemporaryDirectory(prefix="manimgen-ray-") as tmp:
+            result = render_uncached(code, scene, quality, runner=self._runner, keep_in=Path(tmp), geometry=geometry)
+            payload = result.output.read_bytes() if result.output is not None else None
+            return result.to_dict(), payload
+
+    def close(self) -> None:
+        self._runner.close()
+
+
+def connect(address: str) -> Any:
+    """The `ray` module, connected to the cluster at ADDRESS (`auto`, `HOST:PORT` or `ray://HOST:PORT`)."""
+    try:
+        import ray
+    except ImportError:
+        raise RayBackendError("Ray is not installed; install it with: pip install 'manimgen[ray]'") from None
+    if not ray.is_initialized():
+        _check_reachable(address)
+        try:
+            ray.init(address=address, logging_level="warning", log_to_driver=False, configure_logging=False)
+        except (ConnectionError, ValueError, RuntimeError) as error:
+            raise RayBackendError(f"no Ray cluster at {address} ({error}); start one with `ray start --head` or check the address") from None
+    return ray
+
+
+def _check_reachable(address: str) -> None:
+    """Fail in seconds, with the fix, where Ray itself would retry an unreachable head for minutes."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if address == "auto" or not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as error:
+        raise RayBackendError(
+            f"no Ray cluster answers at {address} ({error.strerror or error}); start one with `ray start --head --port {port}` "
+            "or check the address"
+        ) from None
+
+
+class RayRenderer:
+    """Renders on the cluster's render actors: one per unit of the `manim` resource (its `share` of them, or `actors`)."""
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        actors: int | None = None,
+        timeout_s: float | None = None,
+        limits: Limits | None = None,
+        use_cache: bool = True,
+        cache: RenderCache | None = None,
+        retries: int = 2,
+        share: int = 1,
+    ) -> None:
+        """`share`: how many processes (training ranks) split the cluster's render units between them."""
+        self._ray = connect(address)
+        self.limits = limits or Limits()
+        if timeout_s is not None:
+            self.limits = replace(self.limits, timeout_s=timeout_s)
+        self.use_cache = use_cache
+        self._cache = cache
+        self.retries = retries
+        offered = int(self._ray.cluster_resources().get(RESOURCE, 0))
+        if offered < 1:
+            raise RayBackendError(
+                f"no node of the Ray cluster at {address} offers the `{RESOURCE}` resource; start render nodes with "
+                f"`ray start --address ADDRESS --resources '{{\"{RESOURCE}\": N}}'` (N renders at a time)"
+            )
+        self.workers = min(actors or max(1, offered // share), offered)
+        self._actor_class = self._ray.remote(num_cpus=1, resources={RESOURCE: 1}, max_restarts=0)(RenderActor)
+        self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._live = 0
+        for _ in range(self.workers):
+            self._add_actor()
+        self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="ray-render")
+
+    def _add_actor(self) -> None:
+        with self._lock:
+            self._live += 1
+        self._idle.put(self._actor_class.remote(self.limits))
+
+    def _lose(self, actor: Any) -> None:
+        """Forget an actor that died (or hung); start a replacement when a `manim` unit is free for it."""
+        self._ray.kill(actor, no_restart=True)
+        with self._lock:
+            self._live -= 1
+        if self._ray.available_resources().get(RESOURCE, 0) >= 1:
+            self._add_actor()
+
+    def _take(self) -> Any | None:
+        """The next idle actor, waiting while all are busy; None once none is left alive."""
+        while True:
+            with self._lock:
+                if self._live == 0:
+                    return None
+            try:
+                return self._idle.get(timeout=1.0)
+            except queue.Empty:
+                continue
+
+    def submit(self, job: RenderJob) -> Future[RenderResult]:
+        return self._executor.submit(self.render, job)
+
+    def render(self, job: RenderJob) -> RenderResult:
+        """Render `job` on an idle actor (retried elsewhere if that actor dies), through the caller's cache."""
+        key = render_key(job.code, job.scene, job.quality, geometry=job.geometry)
+        store = (self._cache or default_cache()) if self.use_cache else uncached_store()
+        if self.use_cache:
+            hit = store.get(key)
+            if hit is not None:
+                return hit
+        answer = self._remote(job)
+        if isinstance(answer, str):
+            return RenderResult(RenderStatus.SANDBOX_ERROR, None, job.scene, answer, job.quality, 0.0)
+        result, payload = answer
+        if payload is None:
+            return store.put(key, result, fresh=not self.use_cache)
+        with tempfile.TemporaryDirectory(prefix="manimgen-ray-out-") as tmp:
+            assert result.output is not None
+            output = Path(tmp) / result.output.name
+            output.write_bytes(payload)
+            return store.put(key, replace(result, output=output), fresh=not self.use_cache)
+
+    def _remote(self, job: RenderJob) -> tuple[RenderResult, bytes | None] | str:
+        """The checked answer of the first actor that answers, or why none did."""
+        from ray.exceptions import GetTimeoutError, RayActorError, WorkerCrashedError
+
+        lost: list[str] = []
+        for _ in range(self.retries + 1):
+            actor = self._take()
+            if actor is None:
+                break
+            reference = actor.render.remote(job.code, job.scene, job.quality, job.geometry)
+            try:
+                data, payload = self._ray.get(reference, timeout=self.limits.timeout_s + REPLY_GRACE_S)
+            except (RayActorError, WorkerCrashedError, GetTimeoutError) as error:
+                lost.append(type(error).__name__)
+                self._lose(actor)
+                continue
+            self._idle.put(actor)
+            return checked(data, payload, job, self.limits)
+        tried = f" after {len(lost)} lost actors ({', '.join(lost)})" if lost else ""
+        return f"RenderBackendError: no render actor could take the render{tried}; check the cluster with `manimgen doctor --ray`"
+
+    def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]:
+        """Results in the order of `jobs`; `on_done(index, result)` fires as each finishes."""
+        futures = [self.submit(job) for job in jobs]
+        if on_done is not None:
+            for index, future in enumerate(futures):
+                future.add_done_callback(lambda f, i=index: on_done(i, f.result()))
+        return [future.result() for future in futures]
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True)
+        while not self._idle.empty():
+            actor = self._idle.get()
+            try:
+                self._ray.get(actor.close.remote(), timeout=30)
+            except Exception:  # an actor already gone has nothing left to close
+                pass
+            self._ray.kill(actor, no_restart=True)
+
+    def __enter__(self) -> RayRenderer:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def checked(data: Any, payload: Any, job: RenderJob, limits: Limits) -> tuple[RenderResult, bytes | None] | str:
+    """An actor's answer, taken only if it is what the sandbox's host side can produce; else why not.
+
+    The actor is our own code, but it ran next to generated code on another machine: its answer is
+    read as defensively as the sandbox's report is.
+    """
+    try:
+        result = RenderResult.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return "RenderBackendError: the render actor's answer could not be read"
+    tail = str(result.error_tail)[-MAX_TAIL_CHARS:]
+    if not result.ok:
+        return replace(result, output=None, error_tail=tail, geometry=None), None
+    suffix = result.output.suffix.lower() if result.output is not None else ""
+    if not isinstance(payload, bytes) or not payload or suffix not in OUTPUT_SUFFIXES or len(payload) > limits.file_size_bytes:
+        return "RenderBackendError: the render actor's output is missing, of an unknown kind, or over the size limit"
+    scene = result.scene
+    if not isinstance(scene, str) or not scene.isidentifier() or scene not in ({job.scene} if job.scene else _classes(job.code)):
+        return "RenderBackendError: the render actor reported a scene the code does not define"
+    if result.geometry is not None and not isinstance(result.geometry, list):
+        return "RenderBackendError: the render actor's layout record could not be read"
+    return replace(result, output=Path(f"{scene}{suffix}"), error_tail=tail), payload
+
+
+def _classes(code: str) -> set[str]:
+    try:
+        return {node.name for node in ast.walk(ast.parse(code)) if isinstance(node, ast.ClassDef)}
+    except SyntaxError:
+        return set()
