@@ -19,6 +19,11 @@ step on other tasks (in training they live from the first step to the last); `--
 first step instead. Each side starts with its own empty render cache.
 
     python benchmarks/reward_speed.py [--tasks mb003 mb005 mb010] [--workers N] [--baseline-workers 4 8]
+    python benchmarks/reward_speed.py --ray --baseline-workers    # ours locally vs ours on a two-node Ray cluster
+
+`--ray` also times the same step with the renders on a two-node Ray cluster started here (each node
+offering half the workers as `manim` units), after a warm-up step, each side with its own empty
+render cache: the reward's overhead per step on Ray, and a check that its rewards are the local ones.
 """
 
 from __future__ import annotations
@@ -123,7 +128,8 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="+", help="ManimBench train task ids (default: a 2D, a LaTeX and a 3D scene)")
     parser.add_argument("--workers", type=int, default=None, help="parallel renders for ours (default: one per core)")
     parser.add_argument("--cold", action="store_true", help="time our first step, render workers starting included")
-    parser.add_argument("--baseline-workers", type=int, nargs="+", default=[4, 8], help="thread-pool sizes of the original's way")
+    parser.add_argument("--baseline-workers", type=int, nargs="*", default=[4, 8], help="thread-pool sizes of the original's way (none: skip it)")
+    parser.add_argument("--ray", action="store_true", help="also time the step with the renders on a two-node Ray cluster")
     args = parser.parse_args()
 
     tasks = load_tasks("train", ids=args.tasks) if args.tasks else default_tasks()
@@ -157,6 +163,39 @@ def main() -> None:
         )
     print("rewards:", " ".join(f"{value:.2f}" for value in ours if value is not None))
     reward.close()
+    if args.ray:
+        on_ray(completions, references, ours, ours_seconds, args.workers or default_render_workers())
+
+
+def on_ray(completions: list[str], references: list[str], ours: list[float | None], ours_seconds: float, workers: int) -> None:
+    """The same step with the reward's renders on a two-node Ray cluster: seconds, overhead, equality."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    os.environ["MANIMGEN_CACHE"] = tempfile.mkdtemp(prefix="manimgen-reward-speed-ray-")
+    head = max(1, workers // 2)
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": head, "resources": {"manim": head}, "include_dashboard": False})
+    if workers - head:
+        cluster.add_node(num_cpus=workers - head, resources={"manim": workers - head})
+    cluster.wait_for_nodes()
+    ray.init(address=cluster.address, logging_level="warning", log_to_driver=False)
+    reward = ManimReward(TEXT_WEIGHT, VISUAL_WEIGHT, ray=cluster.address)
+    try:
+        earlier_step = [task.reference_code for task in default_tasks(skip=1)]
+        reward([[]] * len(earlier_step), [format_target(code) for code in earlier_step], earlier_step)
+        started = time.perf_counter()
+        remote = reward([[]] * len(completions), completions, references)
+        seconds = time.perf_counter() - started
+    finally:
+        reward.close()
+        ray.shutdown()
+        cluster.shutdown()
+    difference = max(abs((mine or 0.0) - (other or 0.0)) for mine, other in zip(ours, remote))
+    print(
+        f"ours on Ray ({workers} actors on 2 nodes): {seconds:7.1f} s  {len(completions) / seconds:6.3f} samples/s  "
+        f"overhead {seconds - ours_seconds:+.1f} s per step ({seconds / ours_seconds:.2f}x the local time); "
+        f"max |reward difference| {difference:.1e}"
+    )
 
 
 if __name__ == "__main__":
