@@ -30,6 +30,11 @@ def scene(*lines: str, head: str = HEAD) -> str:
         (["axes = Axes()", "self.add(axes, axes.get_graph(lambda x: x))"], ["axes = Axes()", "self.add(axes, axes.plot(lambda x: x))"],
          "line 7: `.get_graph` → `.plot` (ManimGL or old manim API)"),
         (["self.play(Create(Circle())"], ["self.play(Create(Circle()))"], "line 6: closed the brackets the line left open (added `)`)"),
+        (["axes = Axes(x_min=-3, x_max=3, y_min=-1, y_max=1, tips=False)", "self.add(axes)"],
+         ["axes = Axes(x_range=[-3, 3], y_range=[-1, 1], tips=False)", "self.add(axes)"],
+         "line 6: `x_min`/`x_max` → `x_range`, `y_min`/`y_max` → `y_range` in `Axes(...)` (the old manim API)"),
+        (["line = NumberLine(x_max=5, x_min=0)", "self.add(line)"], ["line = NumberLine(x_range=[0, 5])", "self.add(line)"],
+         "line 6: `x_min`/`x_max` → `x_range` in `NumberLine(...)` (the old manim API)"),
     ],
 )
 def test_each_certain_fix_is_applied_and_described(before: list[str], after: list[str], note: str) -> None:

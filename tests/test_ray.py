@@ -65,8 +65,8 @@ class Slow{n}(Scene):
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
     """A head and a worker node, one `manim` unit and one CPU each; the test process is the driver."""
-    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": {"manim": 1}, "include_dashboard": False})
-    nodes.add_node(num_cpus=1, resources={"manim": 1})
+    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": {"manim": 1}, "include_dashboard": False, "object_store_memory": 100 << 20})
+    nodes.add_node(num_cpus=1, resources={"manim": 1}, object_store_memory=100 << 20)
     nodes.wait_for_nodes()
     ray.init(address=nodes.address, logging_level="warning", log_to_driver=False)
     yield nodes
@@ -98,7 +98,7 @@ def test_ray_renders_equal_local_ones(cluster: Cluster, tmp_path: Path) -> None:
 
 def test_a_node_that_dies_mid_render_loses_nothing(cluster: Cluster, tmp_path: Path) -> None:
     """A third node joins; it is removed while all three actors render; every render still comes back, once."""
-    doomed = cluster.add_node(num_cpus=1, resources={"manim": 1})
+    doomed = cluster.add_node(num_cpus=1, resources={"manim": 1}, object_store_memory=100 << 20)
     cluster.wait_for_nodes()
     cache = RenderCache(tmp_path / "cache")
     jobs = [RenderJob(SLOW.format(n=n, seconds=6)) for n in range(3)]
@@ -220,7 +220,7 @@ def test_the_reward_on_ray_equals_the_local_reward(cluster: Cluster) -> None:
 
 def test_a_study_survives_a_node_removed_mid_run(cluster: Cluster, tmp_path: Path) -> None:
     """Samples are recorded once each, none lost, when a render node leaves while the study runs."""
-    doomed = cluster.add_node(num_cpus=1, resources={"manim": 1})
+    doomed = cluster.add_node(num_cpus=1, resources={"manim": 1}, object_store_memory=100 << 20)
     cluster.wait_for_nodes()
     run_dir = tmp_path / "run"
     config = study_config(run_dir, ray=cluster.address, tasks=list(SLOW_ANSWERS), models=[{"spec": "scripted", "label": "fixed", "concurrency": 3}])

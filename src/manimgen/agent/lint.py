@@ -220,8 +220,18 @@ class _Checker:
             accepted = api.function_keywords(target)
         else:
             return
+        paired = _old_range_pairs(call, accepted)
+        if paired:
+            names = ", ".join(f"`{axis}_min`/`{axis}_max`" for axis in paired)
+            self.report(
+                call,
+                "bad-kwarg",
+                f"`{label}(...)`: {names} are the old manim API; {label} takes "
+                + ", ".join(f"`{axis}_range=[min, max]`" for axis in paired) + ".",
+                _range_fix(call, paired, label),
+            )
         for keyword in call.keywords:
-            if keyword.arg is not None and not accepted.accepts(keyword.arg):
+            if keyword.arg is not None and not accepted.accepts(keyword.arg) and keyword.arg[0] + "_" not in {f"{a}_" for a in paired}:
                 hint = _suggest(keyword.arg, accepted.names)
                 self.report(
                     keyword,
@@ -312,3 +322,31 @@ def _keyword_fix(call: ast.Call, keyword: ast.keyword, meant: str | None, label:
         return Edit(keyword.lineno, column, keyword.lineno, column + len((keyword.arg or "").encode()), meant, note)
     kept = ast.Call(call.func, call.args, [other for other in call.keywords if other is not keyword])
     return node_edit(call, ast.unparse(kept), f"dropped `{keyword.arg}=...` from `{label}(...)`, which takes no such keyword")
+
+
+def _old_range_pairs(call: ast.Call, accepted: Any) -> list[str]:
+    """Axes whose range is given the old way (`x_min=…, x_max=…`) where the callee takes `x_range`."""
+    given = {keyword.arg for keyword in call.keywords}
+    return [
+        axis for axis in "xyz"
+        if {f"{axis}_min", f"{axis}_max"} <= given and f"{axis}_range" not in given
+        and accepted.accepts(f"{axis}_range") and not accepted.accepts(f"{axis}_min")
+    ]  # fmt: skip
+
+
+def _range_fix(call: ast.Call, axes: list[str], label: str) -> Edit:
+    """`x_min=a, x_max=b` → `x_range=[a, b]`, in the place of the first of the two."""
+    values = {keyword.arg: keyword.value for keyword in call.keywords}
+    merged: list[ast.keyword] = []
+    for keyword in call.keywords:
+        axis = (keyword.arg or " ")[0]
+        if axis in axes and keyword.arg in (f"{axis}_min", f"{axis}_max"):
+            if keyword.arg == f"{axis}_min" or f"{axis}_min" not in values:
+                pair = ast.List([values[f"{axis}_min"], values[f"{axis}_max"]], ast.Load())
+                merged.append(ast.keyword(f"{axis}_range", pair))
+            continue
+        merged.append(keyword)
+    merged = list({keyword.arg or id(keyword): keyword for keyword in merged}.values())
+    kept = ast.Call(call.func, call.args, merged)
+    names = ", ".join(f"`{axis}_min`/`{axis}_max` → `{axis}_range`" for axis in axes)
+    return node_edit(call, ast.unparse(kept), f"{names} in `{label}(...)` (the old manim API)")
