@@ -12,11 +12,12 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import Any
 
 import av
 import numpy as np
 
-from manimgen.agent.layout import layout_findings
+from manimgen.agent.layout import box_of, layout_findings, visible_entries
 from manimgen.render.frames import IMAGE_SUFFIXES, frames_at, sample_frames
 from manimgen.render.result import RenderResult
 
@@ -29,6 +30,12 @@ QUOTED = re.compile(r"""(?<![\w'])'([^'\n]{2,60})'(?![\w'])|"([^"\n]{2,60})"|“
 BLANK_SPREAD = 8
 """A frame whose channels vary by fewer levels than this everywhere shows nothing (one flat colour)."""
 CHECK_FPS = 2.0
+COUNT = re.compile(
+    r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[2-9]|1[0-2])\s+(?:[a-z-]+\s+){0,2}?([a-z]+s)\b", re.IGNORECASE
+)
+MEANT_TO_OVERLAP = re.compile(r"\b(concentric|nested|stack\w*|on top of|overlap\w*|same (?:place|spot|position|centre|center))\b", re.IGNORECASE)
+SAME_SPOT = 0.05
+"""Shapes whose boxes' horizontal centres are this close (scene units) and that overlap lie on one spot."""
 LAST = 1e9  # a time past any video's end: frames_at gives the last frame
 
 
@@ -49,6 +56,57 @@ def sentence_problems(description: str, code: str, result: RenderResult) -> list
     return problems
 
 
+def drawn_problems(description: str, result: RenderResult) -> list[str]:
+    """What the final frame's geometry shows wrongly for the sentence: copies piled on one spot where the
+    sentence asks for several things, and a formula written as plain text with carets."""
+    snapshots = [snapshot for snapshot in result.geometry or [] if isinstance(snapshot, dict)]
+    if not snapshots:
+        return []
+    entries = [entry for entry in visible_entries(snapshots[-1]) if entry.get("parent") is None or entry.get("is_text")]
+    problems = []
+    counted = COUNT.search(description)
+    if counted and not MEANT_TO_OVERLAP.search(description):
+        for cls, pile in _piles(entries):
+            x0, y0, x1, y1 = box_of(pile[0]["box"]) or (0.0, 0.0, 0.0, 0.0)
+            problems.append(
+                f"the sentence asks for {counted.group(1).lower()} {counted.group(2)}, but {len(pile)} {cls} objects lie on one spot "
+                f"around ({(x0 + x1) / 2:.2f}, {(y0 + y1) / 2:.2f}), so they look like one: place them apart "
+                "(arrange, next_to or shift each)"
+            )
+    for entry in entries:
+        text = str(entry.get("text") or "")
+        if entry.get("class") in PLAIN_TEXT_CLASSES and "^" in text:
+            problems.append(f"the formula {text!r} is written as plain Text, carets and all: write it with MathTex(r\"...\")")
+    return problems
+
+
+PLAIN_TEXT_CLASSES = frozenset({"Text", "MarkupText", "Paragraph"})
+
+
+def _piles(entries: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Groups of two or more same-class shapes (not texts) at one horizontal position that overlap."""
+    by_class: dict[str, list[dict[str, Any]]] = {}
+    for entry in entries:
+        if not entry.get("is_text") and entry.get("parent") is None:
+            by_class.setdefault(str(entry.get("class")), []).append(entry)
+    piles = []
+    for cls, members in by_class.items():
+        boxes = [box_of(member["box"]) for member in members]
+        pile = [
+            member for member, box in zip(members, boxes)
+            if box is not None and sum(1 for other in boxes if other is not None and _same_spot(box, other)) >= 2
+        ]  # fmt: skip
+        if len(pile) >= 2:
+            piles.append((cls, pile))
+    return piles
+
+
+def _same_spot(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    centred = abs((a[0] + a[2]) / 2 - (b[0] + b[2]) / 2) <= SAME_SPOT
+    overlapping = min(a[3], b[3]) > max(a[1], b[1]) or (a[1] == b[1] and a[3] == b[3])
+    return centred and overlapping
+
+
 def _string_literals(code: str) -> list[str]:
     """The code's string constants: where a text it shows must be written."""
     try:
@@ -58,9 +116,11 @@ def _string_literals(code: str) -> list[str]:
     return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
 
 
-def problem_count(description: str, code: str, result: RenderResult) -> int:
-    """Layout findings plus sentence problems of one rendered candidate: lower is better."""
-    return len(layout_findings(result.geometry)) + len(sentence_problems(description, code, result))
+def problem_count(description: str, code: str, result: RenderResult, *, drawn: bool = False) -> int:
+    """Layout findings plus sentence problems (and, with `drawn`, what the final frame shows wrongly) of one
+    rendered candidate: lower is better."""
+    count = len(layout_findings(result.geometry)) + len(sentence_problems(description, code, result))
+    return count + (len(drawn_problems(description, result)) if drawn else 0)
 
 
 def quoted_texts(description: str) -> list[str]:

@@ -46,10 +46,10 @@ def layout_findings(geometry: Sequence[dict[str, Any]] | None) -> list[LayoutFin
     found: dict[tuple[Any, ...], _Open] = {}
     snapshots = list(geometry or [])
     for position, snapshot in enumerate(snapshots):
-        frame = _box(snapshot.get("frame"))
+        frame = box_of(snapshot.get("frame"))
         if frame is None:
             continue
-        for key, code, names, detail in _problems(_visible_entries(snapshot), frame):
+        for key, code, names, detail in _problems(visible_entries(snapshot), frame):
             if key in found:
                 found[key].last = position
             else:
@@ -97,7 +97,7 @@ def _moment(snapshots: list[dict[str, Any]], position: int) -> str:
     return f"t={float(snapshots[position].get('time', 0.0)):.1f} s (end of play/wait call {number})"
 
 
-def _box(value: Any) -> Box | None:
+def box_of(value: Any) -> Box | None:
     if not isinstance(value, (list, tuple)) or len(value) != 4:
         return None
     try:
@@ -123,7 +123,7 @@ def _span(low: float, high: float) -> str:
     return f"{low:.2f} to {high:.2f}"
 
 
-def _visible_entries(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+def visible_entries(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
     """Visible entries with a box, each object once; texts inside a background grid are the grid's business."""
     listed = snapshot.get("mobjects")
     entries = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
@@ -131,7 +131,7 @@ def _visible_entries(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
     seen: set[str] = set()
     kept = []
     for entry in entries:
-        if _identity(entry) in seen or not entry.get("visible") or _box(entry.get("box")) is None:
+        if _identity(entry) in seen or not entry.get("visible") or box_of(entry.get("box")) is None:
             continue
         seen.add(_identity(entry))
         if entry.get("parent") is None or str(entry.get("parent")) not in backgrounds:
@@ -146,7 +146,7 @@ def _identity(entry: dict[str, Any]) -> str:
 def _problems(entries: list[dict[str, Any]], frame: Box) -> list[tuple[tuple[Any, ...], str, tuple[str, ...], str]]:
     problems = []
     for entry in entries:
-        box = _box(entry["box"])
+        box = box_of(entry["box"])
         assert box is not None
         off = _off_frame(entry, box, frame)
         if off:
@@ -196,7 +196,7 @@ def _too_small(entry: dict[str, Any], box: Box) -> str | None:
 def _overlap(first: dict[str, Any], second: dict[str, Any]) -> str | None:
     """A meaningful overlap of two texts; boxes that coincide exactly (a Transform's result lying on its
     target, a copy on its original) look like one text and are left alone."""
-    a, b = _box(first["box"]), _box(second["box"])
+    a, b = box_of(first["box"]), box_of(second["box"])
     assert a is not None and b is not None
     width = min(a[2], b[2]) - max(a[0], b[0])
     height = min(a[3], b[3]) - max(a[1], b[1])

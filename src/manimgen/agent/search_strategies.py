@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from manimgen.agent.autofix import autofix
 from manimgen.agent.feedback_strategies import LintCheck, keep_best_render
-from manimgen.agent.judge import problem_count, sentence_problems
+from manimgen.agent.judge import drawn_problems, problem_count, sentence_problems
 from manimgen.agent.layout import format_layout, layout_findings
 from manimgen.agent.prompts import generation_messages
 from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, register_strategy
@@ -77,6 +77,8 @@ class LintFixLoop(MechanicalRepair, LintCheck, RepairLoop):
 class SampleLoop(MechanicalRepair, LintCheck, RepairLoop):
     """Resample instead of repairing; the lint is the free verifier, the layout and sentence checks the judge."""
 
+    drawn = False  # also judge what the final frame shows (judge.drawn_problems)
+
     def follow_up(self, run: AgentRun, previous: Round) -> Round:
         return fresh_draft(run, self.draft_messages(run))
 
@@ -84,6 +86,8 @@ class SampleLoop(MechanicalRepair, LintCheck, RepairLoop):
         code = run.rounds[-1].code or ""
         findings = layout_findings(result.geometry)
         problems = sentence_problems(run.description, code, result)
+        if self.drawn:
+            problems += drawn_problems(run.description, result)
         if not findings and not problems:
             return None
         lines = [format_layout(findings)] if findings else ["The scene rendered without errors, but:"]
@@ -91,7 +95,20 @@ class SampleLoop(MechanicalRepair, LintCheck, RepairLoop):
 
     def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace:
         trace = super().run(llm, description, config, on_round)
-        return keep_best_render(trace, lambda round_: problem_count(description, round_.code or "", round_.render))
+        return keep_best_render(trace, lambda round_: problem_count(description, round_.code or "", round_.render, drawn=self.drawn))
+
+
+JUDGE_SUMMARY = (
+    "sample-lint whose judge also reads the final frame's geometry: several things the sentence counts piled "
+    "on one spot, a formula written as plain text with carets"
+)
+
+
+@register_strategy("sample-judge", summary=JUDGE_SUMMARY)
+class JudgedSampleLoop(SampleLoop):
+    """sample-lint with the drawn-content checks (judge.drawn_problems) in its verdict and its choice."""
+
+    drawn = True
 
 
 EXAMPLES_SUMMARY = (
