@@ -8,7 +8,10 @@ recorded twice.
 
 from __future__ import annotations
 
+import operator
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -28,6 +31,7 @@ from manimgen.render import RenderCache, RenderJob, RenderPool, ray_backend
 from manimgen.render.ray_backend import RayBackendError, RayRenderer, checked
 from manimgen.render.result import RenderStatus
 from manimgen.render.sandbox import Limits
+from manimgen.scoring import Scorer
 from manimgen.train.reward import ManimReward
 
 GOOD = """from manim import *
@@ -113,6 +117,14 @@ def test_a_node_that_dies_mid_render_loses_nothing(cluster: Cluster, tmp_path: P
     assert len([path for path in cache.root.glob("*/*") if path.is_dir()]) == 3
 
 
+def test_work_that_raises_on_an_actor_gives_the_actor_back(cluster: Cluster, tmp_path: Path) -> None:
+    with RayRenderer(cluster.address, cache=RenderCache(tmp_path / "cache")) as renderer:
+        for _ in range(renderer.workers + 1):
+            with pytest.raises(TypeError, match="not subscriptable"):
+                renderer.apply(operator.getitem, "key")  # `renderer["key"]` on the node: raises there
+        assert renderer.render(RenderJob(STILL)).ok  # no actor was lost to the errors
+
+
 def test_a_cluster_without_render_nodes_is_refused_with_the_fix(cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ray_backend, "RESOURCE", "manim-absent")
     with pytest.raises(RayBackendError, match=r"offers the `manim-absent` resource; start render nodes with `ray start"):
@@ -191,11 +203,17 @@ ANSWERS = {"circle-to-square": format_target(GOOD), "three-dots": format_target(
 SLOW_ANSWERS = {task_id: format_target(SLOW.format(n=n, seconds=3)) for n, task_id in enumerate(list(PHRASES)[2:])}
 
 
-def test_a_study_on_ray_stores_the_rows_a_local_one_does(cluster: Cluster, tmp_path: Path) -> None:
+def test_a_study_on_ray_stores_the_rows_a_local_one_does(cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     local, remote = tmp_path / "local", tmp_path / "ray"
     BenchRunner(study_config(local), local, llm_factory=lambda spec: KeyedLLM(ANSWERS), show_progress=False).run()
     config = study_config(remote, ray=cluster.address, models=[{"spec": "scripted", "label": "fixed", "concurrency": 2}])
+
+    def not_here(*_: object, **__: object) -> None:
+        raise AssertionError("a sample with a reference was scored on the driver, not on a render actor")
+
+    monkeypatch.setattr(Scorer, "score_task", not_here)
     BenchRunner(config, remote, llm_factory=lambda spec: KeyedLLM(ANSWERS), show_progress=False).run()
+    monkeypatch.undo()
     for run_dir in (local, remote):
         with Store.open_existing(run_dir) as store:
             assert [sample.error for sample in store.samples() if sample.error] == []
@@ -252,17 +270,20 @@ def test_a_study_of_the_real_05b_served_over_http_matches_on_ray(cluster: Cluste
 
 
 def test_the_commands_name_the_fix_for_an_unreachable_cluster(tmp_path: Path) -> None:
+    """In fresh processes, as a user runs them: a one-line error within seconds, not Ray's minutes of retries."""
     from servers import free_port
-    from typer.testing import CliRunner
-
-    from manimgen.cli import app
 
     address = f"127.0.0.1:{free_port()}"
-    for argv in (["doctor", "--ray", address], ["bench", "run", "--ray", address, "--models", "scripted", "--strategies", "vanilla", "--split", "builtin",
-                                                "--limit", "1", "--out", str(tmp_path / "run")]):  # fmt: skip
-        result = CliRunner().invoke(app, argv)
-        assert result.exit_code == 2 and f"no Ray cluster answers at {address}" in result.output, result.output
-        assert "ray start --head" in result.output and "Traceback" not in result.output
+    for argv in (["doctor", "--ray", address], ["bench", "run", "--ray", address, "--models", "scripted", "--strategies", "vanilla",
+                                                "--split", "builtin", "--limit", "1", "--out", str(tmp_path / "run")]):  # fmt: skip
+        done = subprocess.run([sys.executable, "-m", "manimgen.cli", *argv], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and f"no Ray cluster answers at {address}" in done.stdout, done.stdout + done.stderr
+        assert "ray start --head" in done.stdout and "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_second_cluster_address_in_one_process_is_refused(cluster: Cluster) -> None:
+    with pytest.raises(RayBackendError, match="already connected to the Ray cluster at .*; use that address"):
+        RayRenderer("127.0.0.1:1")
 
 
 def test_doctor_lists_every_node_of_the_cluster(cluster: Cluster) -> None:

@@ -292,17 +292,20 @@ class BenchRunner:
         if scorer is None:
             from manimgen.scoring import Scorer
 
-            scorer = Scorer(
-                image_embedder=self.config.image_embedder,
-                code_embedder=self.config.code_embedder,
-                dtw=self.config.dtw,
-                preset=self.config.metric_preset,
-                quality=self.config.quality,
-                timeout_s=self.config.render_timeout_s,
-                renderer=self._renderer,
-            )
+            scorer = Scorer(**self._scorer_options(), renderer=self._renderer)
             self._local.scorer = scorer
         return scorer
+
+    def _scorer_options(self) -> dict[str, object]:
+        """What a Scorer of this run is built with, but its renderer: the same here and on a cluster's actors."""
+        return {
+            "image_embedder": self.config.image_embedder,
+            "code_embedder": self.config.code_embedder,
+            "dtw": self.config.dtw,
+            "preset": self.config.metric_preset,
+            "quality": self.config.quality,
+            "timeout_s": self.config.render_timeout_s,
+        }
 
     def _score_and_record(
         self, store: Store, session: int, item: WorkItem, trace: Trace | None, agent_error: str | None,
@@ -327,9 +330,15 @@ class BenchRunner:
     def _scored(self, store: Store, item: WorkItem, trace: Trace, sample: Sample) -> Sample:
         code = trace.final_code if self._extractable(trace) else None
         result = _reusable(trace.final_render, self.config.quality)
-        if code and code.strip() and result is None:
+        remote = self.config.ray is not None and item.task.has_reference and bool(code and code.strip())
+        if code and code.strip() and result is None and not remote:
             result = self._render(code, geometry=True)
-        if item.task.has_reference:
+        if remote:
+            from manimgen.scoring.ray_scoring import score_remotely
+
+            assert code is not None
+            scores, result = score_remotely(self._renderer, item.task.reference_code, code, self._scorer_options())  # type: ignore[arg-type]
+        elif item.task.has_reference:
             scores = self._scorer().score_task(item.task, code, render=result)
         else:
             scores = reference_free_scores(code, result, item.task.patterns)

@@ -27,7 +27,7 @@ from typing import Any
 
 from manimgen.render.cache import RenderCache, default_cache, render_key, uncached_store
 from manimgen.render.pool import RenderJob
-from manimgen.render.renderer import render_uncached
+from manimgen.render.renderer import render_on, render_uncached
 from manimgen.render.result import RenderResult, RenderStatus
 from manimgen.render.sandbox import Limits
 from manimgen.render.warm import WarmWorker
@@ -49,6 +49,7 @@ class RenderActor:
 
     def __init__(self, limits: Limits) -> None:
         self._runner = WarmWorker(limits)
+        self._own = _OwnWorker(self._runner)
 
     def render(self, code: str, scene: str | None, quality: str, geometry: bool) -> tuple[dict[str, Any], bytes | None]:
         """The render's result as plain data and its output's bytes (the caller names the file)."""
@@ -57,8 +58,31 @@ class RenderActor:
             payload = result.output.read_bytes() if result.output is not None else None
             return result.to_dict(), payload
 
+    def apply(self, function: Callable[..., Any], *args: Any) -> Any:
+        """`function(renderer, *args)` on this node, `renderer` being this actor's worker: how a part above
+        the renderer (scoring) runs its own work next to the renders it needs."""
+        return function(self._own, *args)
+
     def close(self) -> None:
         self._runner.close()
+
+
+class _OwnWorker:
+    """An actor's warm worker as a Renderer for work run on its node (`apply`), through the node's render cache."""
+
+    def __init__(self, runner: WarmWorker) -> None:
+        self._runner = runner
+
+    def render(self, job: RenderJob) -> RenderResult:
+        return render_on(self._runner, job.code, job.scene, job.quality, geometry=job.geometry)
+
+    def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]:
+        results = []
+        for index, job in enumerate(jobs):
+            results.append(self.render(job))
+            if on_done is not None:
+                on_done(index, results[-1])
+        return results
 
 
 def connect(address: str) -> Any:
@@ -67,7 +91,14 @@ def connect(address: str) -> Any:
         import ray
     except ImportError:
         raise RayBackendError("Ray is not installed; install it with: pip install 'manimgen[ray]'") from None
-    if not ray.is_initialized():
+    if ray.is_initialized():
+        connected = ray.get_runtime_context().gcs_address
+        asked = address.removeprefix("ray://")
+        if address != "auto" and asked.rpartition(":")[2] != connected.rpartition(":")[2]:
+            raise RayBackendError(
+                f"this process is already connected to the Ray cluster at {connected}, not {address}; use that address"
+            )
+    else:
         _check_reachable(address)
         try:
             ray.init(address=address, logging_level="warning", log_to_driver=False, configure_logging=False)
@@ -163,7 +194,28 @@ class RayRenderer:
             hit = store.get(key)
             if hit is not None:
                 return hit
-        answer = self._remote(job)
+        answer = self._remote(lambda actor: actor.render.remote(job.code, job.scene, job.quality, job.geometry))
+        if isinstance(answer, str):
+            return RenderResult(RenderStatus.SANDBOX_ERROR, None, job.scene, answer, job.quality, 0.0)
+        data, payload = answer[0]
+        return self._enter(key, store, checked(data, payload, job, self.limits), job)
+
+    def apply(self, function: Callable[..., Any], *args: Any) -> Any:
+        """`function(renderer, *args)` on an idle actor's node (retried elsewhere if the actor dies); its answer
+        comes back as the function returned it, for the caller to check."""
+        answer = self._remote(lambda actor: actor.apply.remote(function, *args))
+        if isinstance(answer, str):
+            raise RayBackendError(answer)
+        return answer[0]
+
+    def enter(self, job: RenderJob, data: Any, payload: Any) -> RenderResult:
+        """A render an `apply`d function made on a node, checked and entered in the caller's cache."""
+        key = render_key(job.code, job.scene, job.quality, geometry=job.geometry)
+        store = (self._cache or default_cache()) if self.use_cache else uncached_store()
+        return self._enter(key, store, checked(data, payload, job, self.limits), job)
+
+    def _enter(self, key: str, store: RenderCache, answer: tuple[RenderResult, bytes | None] | str, job: RenderJob) -> RenderResult:
+        """A checked answer entered in the caller's cache (its output written under the caller's name)."""
         if isinstance(answer, str):
             return RenderResult(RenderStatus.SANDBOX_ERROR, None, job.scene, answer, job.quality, 0.0)
         result, payload = answer
@@ -175,8 +227,8 @@ class RayRenderer:
             output.write_bytes(payload)
             return store.put(key, replace(result, output=output), fresh=not self.use_cache)
 
-    def _remote(self, job: RenderJob) -> tuple[RenderResult, bytes | None] | str:
-        """The checked answer of the first actor that answers, or why none did."""
+    def _remote(self, call: Callable[[Any], Any]) -> tuple[Any] | str:
+        """The answer of the first actor that answers `call(actor)` (in a 1-tuple), or why none did."""
         from ray.exceptions import GetTimeoutError, RayActorError, WorkerCrashedError
 
         lost: list[str] = []
@@ -184,15 +236,17 @@ class RayRenderer:
             actor = self._take()
             if actor is None:
                 break
-            reference = actor.render.remote(job.code, job.scene, job.quality, job.geometry)
             try:
-                data, payload = self._ray.get(reference, timeout=self.limits.timeout_s + REPLY_GRACE_S)
+                answer = self._ray.get(call(actor), timeout=self.limits.timeout_s * 2 + REPLY_GRACE_S)
             except (RayActorError, WorkerCrashedError, GetTimeoutError) as error:
                 lost.append(type(error).__name__)
                 self._lose(actor)
                 continue
+            except BaseException:  # the work itself raised (RayTaskError): the actor is fine and goes back
+                self._idle.put(actor)
+                raise
             self._idle.put(actor)
-            return checked(data, payload, job, self.limits)
+            return (answer,)
         tried = f" after {len(lost)} lost actors ({', '.join(lost)})" if lost else ""
         return f"RenderBackendError: no render actor could take the render{tried}; check the cluster with `manimgen doctor --ray`"
 
