@@ -40,6 +40,17 @@ class Renderer(Protocol):
     def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]: ...
 
 
+def map_submitted(
+    submit: Callable[[RenderJob], Future[RenderResult]], jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None
+) -> list[RenderResult]:
+    """`Renderer.map` over a `submit`: results in the order of `jobs`; `on_done(index, result)` fires as each finishes."""
+    futures = [submit(job) for job in jobs]
+    if on_done is not None:
+        for index, future in enumerate(futures):
+            future.add_done_callback(lambda f, i=index: on_done(i, f.result()))
+    return [future.result() for future in futures]
+
+
 class RenderPool:
     """A fixed number of concurrent renders (default: one per core), each with its own warm worker unless `warm=False`."""
 
@@ -76,12 +87,7 @@ class RenderPool:
             self._idle.put(runner)
 
     def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]:
-        """Results in the order of `jobs`; `on_done(index, result)` fires as each finishes."""
-        futures = [self.submit(job) for job in jobs]
-        if on_done is not None:
-            for index, future in enumerate(futures):
-                future.add_done_callback(lambda f, i=index: on_done(i, f.result()))
-        return [future.result() for future in futures]
+        return map_submitted(self.submit, jobs, on_done)
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from manimgen.render.cache import RenderCache, default_cache, render_key, uncached_store
-from manimgen.render.pool import RenderJob
+from manimgen.render.pool import RenderJob, map_submitted
 from manimgen.render.renderer import render_on, render_uncached
 from manimgen.render.result import RenderResult, RenderStatus
 from manimgen.render.sandbox import Limits
@@ -251,12 +251,7 @@ class RayRenderer:
         return f"RenderBackendError: no render actor could take the render{tried}; check the cluster with `manimgen doctor --ray`"
 
     def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]:
-        """Results in the order of `jobs`; `on_done(index, result)` fires as each finishes."""
-        futures = [self.submit(job) for job in jobs]
-        if on_done is not None:
-            for index, future in enumerate(futures):
-                future.add_done_callback(lambda f, i=index: on_done(i, f.result()))
-        return [future.result() for future in futures]
+        return map_submitted(self.submit, jobs, on_done)
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
