@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from manimgen.render import RenderJob, RenderPool, RenderResult
+from manimgen.render.pool import map_in_turn
 
 
 class CountingRenderer:
@@ -19,12 +20,7 @@ class CountingRenderer:
         return self._pool.render(job)
 
     def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]:
-        results = []
-        for index, job in enumerate(jobs):
-            results.append(self.render(job))
-            if on_done is not None:
-                on_done(index, results[-1])
-        return results
+        return map_in_turn(self.render, jobs, on_done)
 
     def close(self) -> None:
         self._pool.close()

@@ -51,6 +51,18 @@ def map_submitted(
     return [future.result() for future in futures]
 
 
+def map_in_turn(
+    render: Callable[[RenderJob], RenderResult], jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None
+) -> list[RenderResult]:
+    """`Renderer.map` for a renderer that renders one job at a time, in the caller's thread."""
+    results = []
+    for index, job in enumerate(jobs):
+        results.append(render(job))
+        if on_done is not None:
+            on_done(index, results[-1])
+    return results
+
+
 class RenderPool:
     """A fixed number of concurrent renders (default: one per core), each with its own warm worker unless `warm=False`."""
 

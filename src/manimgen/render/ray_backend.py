@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from manimgen.render.cache import RenderCache, default_cache, render_key, uncached_store
-from manimgen.render.pool import RenderJob, map_submitted
+from manimgen.render.pool import RenderJob, map_in_turn, map_submitted
 from manimgen.render.renderer import render_on, render_uncached
 from manimgen.render.result import RenderResult, RenderStatus
 from manimgen.render.sandbox import Limits
@@ -77,12 +77,7 @@ class _OwnWorker:
         return render_on(self._runner, job.code, job.scene, job.quality, geometry=job.geometry)
 
     def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]:
-        results = []
-        for index, job in enumerate(jobs):
-            results.append(self.render(job))
-            if on_done is not None:
-                on_done(index, results[-1])
-        return results
+        return map_in_turn(self.render, jobs, on_done)
 
 
 def connect(address: str) -> Any:
