@@ -597,6 +597,41 @@ def test_an_exported_run_imports_into_the_same_report_without_the_datasets_text(
     assert summary.recorded == 0 and summary.skipped == 4
 
 
+def test_an_imported_run_replays_its_first_drafts_to_a_strategy_resumed_there(tmp_path: Path) -> None:
+    import gzip
+
+    source = tmp_path / "vanilla-only"
+    drafts = ScriptedLLM(*ANSWERS[:2], name="fixed")
+    BenchRunner(grid_config(source, strategies=["vanilla"]), source, llm_factory=lambda spec: drafts, show_progress=False).run()
+    exported = tmp_path / "vanilla.jsonl.gz"
+    assert CliRunner().invoke(app, ["bench", "export", str(source), "--out", str(exported)]).exit_code == 0
+    lines = [json.loads(line) for line in gzip.decompress(exported.read_bytes()).decode().splitlines()[1:]]
+    assert [len(line["generation_keys"]) for line in lines] == [1, 1] and all(len(key) == 64 for line in lines for key in line["generation_keys"])
+
+    merged = tmp_path / "merged"
+    assert CliRunner().invoke(app, ["bench", "import", str(exported), "--out", str(merged)]).exit_code == 0
+    repairs = ScriptedLLM(*ANSWERS[2:], name="fixed")  # no first draft: those must come from the imported cache
+    summary = BenchRunner(grid_config(merged), merged, llm_factory=lambda spec: repairs, show_progress=False).run()
+    assert summary.recorded == 2 and summary.skipped == 2 and repairs.remaining == 0
+    with Store.open_existing(merged) as store:
+        outcomes = {(s.strategy, s.task_id): (s.status, s.rounds) for s in store.samples()}
+    assert outcomes[("ritl", "circle-to-square")] == ("ok", 1) and outcomes[("ritl", "three-dots")] == ("ok", 3)
+
+
+def test_an_export_without_generation_keys_still_imports(grid: tuple[Path, ScriptedLLM], tmp_path: Path) -> None:
+    import gzip
+
+    run_dir, _ = grid
+    exported = tmp_path / "grid.jsonl.gz"
+    CliRunner().invoke(app, ["bench", "export", str(run_dir), "--out", str(exported)])
+    header, *rows = [json.loads(line) for line in gzip.decompress(exported.read_bytes()).decode().splitlines()]
+    old = tmp_path / "version-1.jsonl.gz"
+    rows = [{key: value for key, value in row.items() if key != "generation_keys"} for row in rows]
+    old.write_bytes(gzip.compress("\n".join(json.dumps(line) for line in [{**header, "version": 1}, *rows]).encode()))
+    result = CliRunner().invoke(app, ["bench", "import", str(old), "--out", str(tmp_path / "target")])
+    assert result.exit_code == 0 and "4 samples imported" in result.output
+
+
 def test_a_bad_export_is_refused_before_anything_is_written(grid: tuple[Path, ScriptedLLM], tmp_path: Path) -> None:
     import gzip
 
@@ -608,12 +643,15 @@ def test_a_bad_export_is_refused_before_anything_is_written(grid: tuple[Path, Sc
     broken.write_bytes(gzip.compress("\n".join([*lines[:3], '{"model": "fixed"}']).encode()))
     plain = tmp_path / "plain.jsonl.gz"
     plain.write_text("not gzip")
+    forged = tmp_path / "forged.jsonl.gz"
+    forged.write_bytes(gzip.compress("\n".join([*lines[:2], lines[2].replace('"generation_keys": [', '"generation_keys": ["x", ')]).encode()))
     relabelled = tmp_path / "relabelled.jsonl.gz"
     relabelled.write_bytes(gzip.compress("\n".join(line.replace('"model_spec": "scripted"', '"model_spec": "other"') for line in lines).encode()))
     target = tmp_path / "target"
     for path, message in (
         (broken, "broken.jsonl.gz line 4 is not a sample"),
         (plain, "is not a gzip JSON Lines export"),
+        (forged, "forged.jsonl.gz line 3 is not a sample (generation_keys is not a list of digests)"),
         (tmp_path / "missing.jsonl.gz", "does not exist; write it with `manimgen bench export"),
     ):
         result = CliRunner().invoke(app, ["bench", "import", str(good), str(path), "--out", str(target)])

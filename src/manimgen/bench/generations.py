@@ -2,19 +2,20 @@
 
 Every round of every stored trace is entered under the key its call had (model spec, messages,
 sampling at seed + round index), so a run whose samples predate the cache, or whose cache file was
-deleted, still replays the calls it has already paid for.
+deleted, still replays the calls it has already paid for. An exported sample has no messages (they
+quote the dataset) but carries each round's key, so an imported run replays its calls too.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from manimgen.agent.strategies import round_sampling
-from manimgen.agent.trace import Trace
+from manimgen.agent.trace import Round, Trace
 from manimgen.bench.config import SamplingConfig
-from manimgen.bench.store import Store
+from manimgen.bench.store import Sample, Store
 from manimgen.llm.base import ChatResult, Usage
 from manimgen.llm.cache import GenerationCache, generation_key
 
@@ -28,13 +29,40 @@ def open_generation_cache(run_dir: Path, store: Store) -> GenerationCache:
     return cache
 
 
+def enter_calls(run_dir: Path, calls: Iterable[tuple[str, str, ChatResult]]) -> None:
+    """Add (key, model, result) calls to RUN_DIR's cache; recorded keys keep their first answer."""
+    cache = GenerationCache(Path(run_dir) / CACHE_NAME)
+    try:
+        cache.put_many(calls)
+    finally:
+        cache.close()
+
+
+def round_keys(sample: Sample) -> list[str | None]:
+    """The generation key of each round of SAMPLE's trace; None where the round's messages are gone."""
+    if not sample.trace_json:
+        return []
+    sampling = SamplingConfig.model_validate(json.loads(sample.strategy_params)["sampling"]).at_seed(sample.seed)
+    return [
+        generation_key(sample.model_spec, round_.messages, 1, round_sampling(sampling, round_.index)) if round_.messages else None
+        for round_ in Trace.from_json(sample.trace_json).rounds
+    ]
+
+
+def round_calls(sample: Sample, keys: list[str | None]) -> Iterator[tuple[str, str, ChatResult]]:
+    """(key, model, result) of each round of SAMPLE's trace that has a key in KEYS (one per round)."""
+    if not sample.trace_json:
+        return
+    for round_, key in zip(Trace.from_json(sample.trace_json).rounds, keys):
+        if key is not None:
+            yield key, sample.model_spec, _result(round_)
+
+
+def _result(round_: Round) -> ChatResult:
+    return ChatResult([round_.completion], Usage(round_.prompt_tokens, round_.completion_tokens, round_.llm_seconds))
+
+
 def _stored_calls(store: Store) -> Iterator[tuple[str, str, ChatResult]]:
-    """(key, model, result) of every round of every stored trace."""
+    """(key, model, result) of every round of every stored trace that still holds its messages."""
     for sample in store.samples(with_trace=True):
-        if not sample.trace_json:
-            continue
-        sampling = SamplingConfig.model_validate(json.loads(sample.strategy_params)["sampling"]).at_seed(sample.seed)
-        for round_ in Trace.from_json(sample.trace_json).rounds:
-            key = generation_key(sample.model_spec, round_.messages, 1, round_sampling(sampling, round_.index))
-            usage = Usage(round_.prompt_tokens, round_.completion_tokens, round_.llm_seconds)
-            yield key, sample.model_spec, ChatResult([round_.completion], usage)
+        yield from round_calls(sample, round_keys(sample))

@@ -7,8 +7,11 @@ source run's last configuration and versions), then one line per sample with its
 
 Left out on purpose: the prompts (trace messages) and task descriptions, which quote the dataset
 (ManimBench's licence does not allow passing it on), and the media (videos are re-rendered from the
-stored code when needed). Everything a report computes is kept. Importing never replaces a stored
-sample: a key already present is counted and skipped, so merging is idempotent.
+stored code when needed). Everything a report computes is kept, and so is each round's generation
+key (a digest, which passes on nothing of the dataset): importing enters those calls into the run's
+generation cache, so another strategy resumed there replays the same first draft instead of asking
+the model again. Importing never replaces a stored sample: a key already present is counted and
+skipped, so merging is idempotent.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from manimgen.bench.generations import enter_calls, round_calls, round_keys
 from manimgen.bench.store import Sample, Store, StoreError, exclusive
 from manimgen.scoring.schema import Scores
 
 FORMAT = "manimgen-samples"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1 files carry no generation keys
 LEFT_OUT = ("media_path", "session_id")
 
 
@@ -70,16 +75,25 @@ def _sample_dict(sample: Sample) -> dict[str, Any]:
     data = {item.name: getattr(sample, item.name) for item in fields(Sample) if item.name not in LEFT_OUT}
     data["scores"] = sample.scores.to_dict() if sample.scores is not None else None
     data["trace_json"] = _portable_trace(sample.trace_json)
+    data["generation_keys"] = round_keys(sample)
     return data
 
 
-def read_export(path: Path) -> tuple[dict[str, Any], list[Sample]]:
+@dataclass(frozen=True)
+class Exported:
+    """One sample of an export and the generation key of each of its rounds (None where unknown)."""
+
+    sample: Sample
+    generation_keys: list[str | None]
+
+
+def read_export(path: Path) -> tuple[dict[str, Any], list[Exported]]:
     """The header and samples of an export; any defect is a StoreError naming the file and line."""
     lines = list(_lines(path))
     if not lines:
         raise StoreError(f"{path} is empty; export a run with `manimgen bench export RUN --out {path}`")
     header = _json(path, 1, lines[0])
-    if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
+    if header.get("format") != FORMAT or header.get("version") not in READABLE_VERSIONS:
         raise StoreError(f"{path} is not a manimgen samples file (version {FORMAT_VERSION}); write one with `manimgen bench export`")
     samples = [_sample(path, number, _json(path, number, line)) for number, line in enumerate(lines[1:], start=2)]
     return header, samples
@@ -105,10 +119,13 @@ def _json(path: Path, number: int, line: str) -> dict[str, Any]:
     return value
 
 
-def _sample(path: Path, number: int, data: dict[str, Any]) -> Sample:
+def _sample(path: Path, number: int, data: dict[str, Any]) -> Exported:
     known = {item.name for item in fields(Sample)} - set(LEFT_OUT)
     try:
         scores = data.pop("scores")
+        keys = data.pop("generation_keys", [])
+        if not (isinstance(keys, list) and all(key is None or (isinstance(key, str) and len(key) == 64) for key in keys)):
+            raise ValueError("generation_keys is not a list of digests")
         if set(data) - known:
             raise ValueError(f"unknown fields {sorted(set(data) - known)}")
         sample = Sample(**data, scores=Scores.from_dict(scores) if scores is not None else None)
@@ -116,7 +133,7 @@ def _sample(path: Path, number: int, data: dict[str, Any]) -> Sample:
             raise ValueError("a key field or the status is not what a stored sample holds")
     except (KeyError, TypeError, ValueError) as error:
         raise StoreError(f"{path} line {number} is not a sample ({error}); export the run again") from None
-    return sample
+    return Exported(sample, keys)
 
 
 def import_runs(files: list[Path], run_dir: Path) -> ImportSummary:
@@ -126,19 +143,20 @@ def import_runs(files: list[Path], run_dir: Path) -> ImportSummary:
     with exclusive(run_dir), Store.open(run_dir) as store:
         store.interrupt_orphans()
         done = store.done_keys()
-        for path, _, samples in read:
-            _check_meanings(store, path, samples)
-        for path, header, samples in read:
+        for path, _, exported in read:
+            _check_meanings(store, path, [item.sample for item in exported])
+        for path, header, exported in read:
             config = {**header["config"], "imported_from": path.name}
-            session = store.start_session(config, header["versions"], len(samples))
-            for sample in samples:
-                if sample.key in done:
+            session = store.start_session(config, header["versions"], len(exported))
+            for item in exported:
+                if item.sample.key in done:
                     already += 1
                     continue
-                store.put_sample(replace(sample, session_id=session))
-                done.add(sample.key)
+                store.put_sample(replace(item.sample, session_id=session))
+                done.add(item.sample.key)
                 imported += 1
             store.finish_session(session, "finished", f"imported from {path.name}")
+        enter_calls(run_dir, (call for _, _, exported in read for item in exported for call in round_calls(item.sample, item.generation_keys)))
     return ImportSummary(imported, already)
 
 
