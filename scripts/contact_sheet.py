@@ -1,6 +1,6 @@
 """A contact sheet of a study's rendered samples: the last frame of each, captioned, in one PNG.
 
-    .venv/bin/python scripts/contact_sheet.py runs/NAME [--strategy S] [--limit 24] [--out sheet.png]
+    .venv/bin/python scripts/contact_sheet.py runs/NAME [--strategy S] [--skip 0] [--limit 24] [--out sheet.png]
 
 For looking at what the videos show (does the frame hold what the sentence asked?) without opening
 them one by one; the report's gallery has the videos themselves.
@@ -27,13 +27,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--strategy", help="only this strategy's samples")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N rendered samples (the next sheet)")
     parser.add_argument("--limit", type=int, default=24)
     parser.add_argument("--columns", type=int, default=4)
     parser.add_argument("--out", type=Path, help="default: RUN_DIR/contact-sheet.png")
     args = parser.parse_args()
     with Store.open_existing(args.run_dir) as store:
         tasks = store.tasks()
-        samples = [s for s in store.samples(strategy=args.strategy) if s.media_path][: args.limit]
+        samples = [s for s in store.samples(strategy=args.strategy) if s.media_path][args.skip : args.skip + args.limit]
     if not samples:
         raise SystemExit(f"no rendered samples in {args.run_dir}; run `manimgen bench run` first")
     caption_height = CAPTION_LINES * LINE_HEIGHT + 4
