@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -31,6 +32,7 @@ FORMAT = "manimgen-samples"
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)  # version 1 files carry no generation keys
 LEFT_OUT = ("media_path", "session_id")
+DIGEST = re.compile(r"[0-9a-f]{64}")  # a generation key: sha256, hex
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ def _sample(path: Path, number: int, data: dict[str, Any]) -> Exported:
     try:
         scores = data.pop("scores")
         keys = data.pop("generation_keys", [])
-        if not (isinstance(keys, list) and all(key is None or (isinstance(key, str) and len(key) == 64) for key in keys)):
+        if not (isinstance(keys, list) and all(key is None or (isinstance(key, str) and DIGEST.fullmatch(key)) for key in keys)):
             raise ValueError("generation_keys is not a list of digests")
         if set(data) - known:
             raise ValueError(f"unknown fields {sorted(set(data) - known)}")
