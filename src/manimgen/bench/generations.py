@@ -40,13 +40,7 @@ def enter_calls(run_dir: Path, calls: Iterable[tuple[str, str, ChatResult]]) -> 
 
 def round_keys(sample: Sample) -> list[str | None]:
     """The generation key of each round of SAMPLE's trace; None where the round's messages are gone."""
-    if not sample.trace_json:
-        return []
-    sampling = SamplingConfig.model_validate(json.loads(sample.strategy_params)["sampling"]).at_seed(sample.seed)
-    return [
-        generation_key(sample.model_spec, round_.messages, 1, round_sampling(sampling, round_.index)) if round_.messages else None
-        for round_ in Trace.from_json(sample.trace_json).rounds
-    ]
+    return [key for _, key in _keyed_rounds(sample)]
 
 
 def round_calls(sample: Sample, keys: list[str | None]) -> Iterator[tuple[str, str, ChatResult]]:
@@ -58,6 +52,17 @@ def round_calls(sample: Sample, keys: list[str | None]) -> Iterator[tuple[str, s
             yield key, sample.model_spec, _result(round_)
 
 
+def _keyed_rounds(sample: Sample) -> list[tuple[Round, str | None]]:
+    """Each round of SAMPLE's trace (parsed once) with its generation key, None where its messages are gone."""
+    if not sample.trace_json:
+        return []
+    sampling = SamplingConfig.model_validate(json.loads(sample.strategy_params)["sampling"]).at_seed(sample.seed)
+    return [
+        (round_, generation_key(sample.model_spec, round_.messages, 1, round_sampling(sampling, round_.index)) if round_.messages else None)
+        for round_ in Trace.from_json(sample.trace_json).rounds
+    ]
+
+
 def _result(round_: Round) -> ChatResult:
     return ChatResult([round_.completion], Usage(round_.prompt_tokens, round_.completion_tokens, round_.llm_seconds))
 
@@ -65,4 +70,6 @@ def _result(round_: Round) -> ChatResult:
 def _stored_calls(store: Store) -> Iterator[tuple[str, str, ChatResult]]:
     """(key, model, result) of every round of every stored trace that still holds its messages."""
     for sample in store.samples(with_trace=True):
-        yield from round_calls(sample, round_keys(sample))
+        for round_, key in _keyed_rounds(sample):
+            if key is not None:
+                yield key, sample.model_spec, _result(round_)
