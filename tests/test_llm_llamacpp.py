@@ -11,7 +11,7 @@ from manimgen.llm import LLMError, Message, Sampling, load_model
 
 pytest.importorskip("llama_cpp", reason="needs llama-cpp-python: pip install -e '.[llamacpp]'")
 
-from manimgen.llm.llamacpp import _LOADED, LlamaCppLLM  # noqa: E402
+from manimgen.llm.llamacpp import _LOADED, PROMPT_CHUNK, LlamaCppLLM, reusable_tokens  # noqa: E402
 
 PROMPT: list[Message] = [
     {"role": "system", "content": "You are a concise Python assistant."},
@@ -79,10 +79,45 @@ def test_missing_file_is_llm_error(tmp_path: Path) -> None:
 
 
 def test_seeded_answer_does_not_depend_on_the_previous_call(small_model: LlamaCppLLM) -> None:
-    """With llama.cpp's prefix reuse left on, seed 2 of these four answered differently after `longer`."""
+    """With llama.cpp's own prefix reuse, seed 2 of these four answered differently after `longer`."""
     longer = [PROMPT[0], {"role": "user", "content": PROMPT[1]["content"] + " Add a docstring and type hints."}]
     for seed in range(4):
         sampling = Sampling(temperature=0.8, max_tokens=40, seed=seed)
         after_nothing = small_model.chat(PROMPT, sampling=sampling).completions
         small_model.chat(longer, sampling=sampling)
         assert small_model.chat(PROMPT, sampling=sampling).completions == after_nothing, f"seed {seed}"
+
+
+RULES = " ".join(f"Rule {n}: name every helper function after what it returns, and keep it under {n + 5} lines." for n in range(1, 16))
+LONG_SYSTEM: Message = {"role": "system", "content": f"You are a concise Python assistant. {RULES}"}
+
+
+def test_reused_prompt_state_gives_the_fresh_answer(small_model: LlamaCppLLM) -> None:
+    """A repair-like prompt after another with the same long opening keeps that opening's state, and
+    the seeded answer is the one a fresh evaluation gives."""
+    repair = [LONG_SYSTEM, {"role": "user", "content": "Fix this function: def square(x): return x * 2"}]
+    draft = [LONG_SYSTEM, {"role": "user", "content": "Write a Python function that returns the cube of a number."}]
+    sampling = Sampling(temperature=0.8, max_tokens=32, seed=7)
+    small_model.chat(PROMPT, sampling=sampling)
+    fresh = small_model.chat(repair, sampling=sampling)
+    assert fresh.usage.reused_prompt_tokens == 0, "PROMPT shares no whole chunk with the repair prompt"
+    small_model.chat(draft, sampling=sampling)
+    resumed = small_model.chat(repair, sampling=sampling)
+    assert resumed.usage.reused_prompt_tokens >= 2 * PROMPT_CHUNK
+    assert resumed.usage.reused_prompt_tokens % PROMPT_CHUNK == 0
+    assert resumed.completions == fresh.completions
+
+
+@pytest.mark.parametrize(
+    ("previous", "prompt", "evaluated", "kept"),
+    [
+        ([], list(range(200)), 0, 0),
+        (list(range(200)), list(range(200)), 300, 192),  # the same prompt: all whole chunks but the last token's
+        (list(range(130)), list(range(200)), 300, 128),  # the prefix ends inside the third chunk
+        (list(range(130)), list(range(200)), 100, 64),  # the earlier call was cut short after 100 tokens
+        (list(range(63)), list(range(200)), 300, 0),  # less than one chunk in common
+        (list(range(128)), list(range(128)), 300, 64),  # one token must be left to evaluate
+    ],
+)
+def test_reusable_tokens_are_whole_evaluated_chunks(previous: list[int], prompt: list[int], evaluated: int, kept: int) -> None:
+    assert reusable_tokens(previous, prompt, evaluated, chunk=64) == kept

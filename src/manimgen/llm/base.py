@@ -34,6 +34,7 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    reused_prompt_tokens: int = 0  # prompt tokens whose evaluated state a provider kept from an earlier call
 
 
 @dataclass

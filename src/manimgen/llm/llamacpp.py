@@ -8,8 +8,16 @@ A model file (with its adapter) is loaded once per process and shared by every p
 thread-safe, so calls on one loaded model are serialised.
 
 Sampling: every field is honoured. Completion i of a call uses seed `seed + i`, so n completions
-differ yet repeat exactly, whatever ran before (each call evaluates its whole prompt afresh); without
-a seed each completion draws a fresh one. `min_p=None` means off.
+differ yet repeat exactly, whatever ran before; without a seed each completion draws a fresh one.
+`min_p=None` means off.
+
+Prompt state is reused, exactly. A repair prompt opens with the first prompt's tokens, and every
+draft of a sampling strategy repeats its prompt, so most of a prompt was often evaluated by the call
+before. llama.cpp's own prefix reuse would change seeded answers: its matrix kernels round a row
+differently depending on how the batch around it is tiled, so a prompt evaluated in other batches
+gives other logits. Here every prompt is evaluated in fixed chunks of `PROMPT_CHUNK` tokens from
+position 0, and only whole chunks that an earlier prompt evaluated are kept; a fresh evaluation and a
+resumed one then compute the very same chunks.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from manimgen.llm.base import ChatResult, LLMError, Message, Sampling, Usage
 from manimgen.llm.gguf_adapter import gguf_adapter
 
 DEFAULT_N_CTX = 8192
+PROMPT_CHUNK = 64  # tokens a prompt is evaluated in, from position 0; the unit of reuse
 RANDOM_SEED = 0xFFFFFFFF  # llama.cpp reads this seed as "pick one at random"
 
 
@@ -75,6 +84,48 @@ def _keep_llama_errors_only() -> None:
     llama_cpp.llama_log_set(errors_only, ctypes.c_void_p(0))
 
 
+def reusable_tokens(previous: list[int], prompt: list[int], evaluated: int, chunk: int = PROMPT_CHUNK) -> int:
+    """How many leading tokens of `prompt` keep their state: whole chunks of the common prefix with the
+    `previous` prompt, no further than the `evaluated` tokens, and at least one token left to evaluate
+    (sampling needs the last token's logits)."""
+    common = 0
+    for before, now in zip(previous, prompt):
+        if before != now:
+            break
+        common += 1
+    limit = min(common, evaluated, len(prompt) - 1)
+    return max(limit - limit % chunk, 0)
+
+
+_CHUNKED: list[type] = []
+
+
+def _chunked_llama() -> type:
+    """`Llama` evaluating prompts in fixed chunks and keeping only the chunks `reusable_tokens` allows."""
+    if _CHUNKED:
+        return _CHUNKED[0]
+    from llama_cpp import Llama
+
+    class ChunkedLlama(Llama):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.last_prompt: list[int] = []
+            self.reused = 0  # prompt tokens the last call kept
+
+        def generate(self, tokens: Any, *args: Any, **kwargs: Any) -> Any:
+            prompt = list(tokens)
+            self.reused = reusable_tokens(self.last_prompt, prompt, self.n_tokens, self.n_batch)
+            self.last_prompt = prompt
+            if self.reused:
+                self.n_tokens = self.reused  # Llama.generate's prefix match then keeps exactly these cells
+            else:
+                self.reset()
+            return super().generate(prompt, *args, **kwargs)
+
+    _CHUNKED.append(ChunkedLlama)
+    return ChunkedLlama
+
+
 def _require_model_file(path: Path) -> None:
     if not path.is_file():
         raise LLMError(f"GGUF model file not found: {path}; give an existing file (gguf:PATH) or a model name")
@@ -82,7 +133,7 @@ def _require_model_file(path: Path) -> None:
 
 def _open(path: Path, lora: Path | None, n_ctx: int, threads: int) -> tuple[LoadKey, _Loaded]:
     try:
-        from llama_cpp import Llama
+        llama_class = _chunked_llama()
     except ImportError:
         raise LLMError("the llama.cpp provider needs llama-cpp-python: pip install -e '.[llamacpp]'") from None
     _keep_llama_errors_only()
@@ -92,10 +143,11 @@ def _open(path: Path, lora: Path | None, n_ctx: int, threads: int) -> tuple[Load
         if loaded is None:
             _require_model_file(path)
             try:
-                llama = Llama(
+                llama = llama_class(
                     model_path=str(path),
                     lora_path=str(lora) if lora else None,
                     n_ctx=n_ctx,
+                    n_batch=PROMPT_CHUNK,
                     n_threads=threads,
                     n_threads_batch=threads,
                     verbose=False,
@@ -159,9 +211,6 @@ class LlamaCppLLM:
         with self._loaded.lock:
             for index in range(n):
                 seed = (sampling.seed + index) % RANDOM_SEED if sampling.seed is not None else secrets.randbits(31)
-                # llama.cpp reuses the previous call's longest common prefix; the prompt then evaluates in
-                # other batches with other rounding, and a seeded answer would depend on what ran before.
-                self._loaded.llama.reset()
                 try:
                     response = self._loaded.llama.create_chat_completion(
                         messages=list(messages),
@@ -177,6 +226,7 @@ class LlamaCppLLM:
                 completions.append(response["choices"][0]["message"]["content"] or "")
                 usage.prompt_tokens += response["usage"]["prompt_tokens"]
                 usage.completion_tokens += response["usage"]["completion_tokens"]
+                usage.reused_prompt_tokens += self._loaded.llama.reused
         usage.seconds = time.perf_counter() - started
         return ChatResult(completions, usage)
 
