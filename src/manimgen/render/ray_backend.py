@@ -183,8 +183,7 @@ class RayRenderer:
 
     def render(self, job: RenderJob) -> RenderResult:
         """Render `job` on an idle actor (retried elsewhere if that actor dies), through the caller's cache."""
-        key = render_key(job.code, job.scene, job.quality, geometry=job.geometry)
-        store = (self._cache or default_cache()) if self.use_cache else uncached_store()
+        key, store = self._keyed(job)
         if self.use_cache:
             hit = store.get(key)
             if hit is not None:
@@ -205,9 +204,13 @@ class RayRenderer:
 
     def enter(self, job: RenderJob, data: Any, payload: Any) -> RenderResult:
         """A render an `apply`d function made on a node, checked and entered in the caller's cache."""
-        key = render_key(job.code, job.scene, job.quality, geometry=job.geometry)
-        store = (self._cache or default_cache()) if self.use_cache else uncached_store()
+        key, store = self._keyed(job)
         return self._enter(key, store, checked(data, payload, job, self.limits), job)
+
+    def _keyed(self, job: RenderJob) -> tuple[str, RenderCache]:
+        """`job`'s cache key and the store its result goes to (the caller's cache, or none)."""
+        key = render_key(job.code, job.scene, job.quality, geometry=job.geometry)
+        return key, (self._cache or default_cache()) if self.use_cache else uncached_store()
 
     def _enter(self, key: str, store: RenderCache, answer: tuple[RenderResult, bytes | None] | str, job: RenderJob) -> RenderResult:
         """A checked answer entered in the caller's cache (its output written under the caller's name)."""
