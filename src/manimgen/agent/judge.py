@@ -20,6 +20,7 @@ import numpy as np
 from manimgen.agent.layout import box_of, layout_findings, visible_entries
 from manimgen.render.frames import IMAGE_SUFFIXES, frames_at, sample_frames
 from manimgen.render.result import RenderResult
+from manimgen.syntax import parse
 
 MOTION_WORDS = re.compile(
     r"\b(animat\w*|mov\w*|rotat\w*|spin\w*|transform\w*|morph\w*|grow\w*|shrink\w*|fad\w*|appear\w*|disappear\w*|"
@@ -110,7 +111,7 @@ def _same_spot(a: tuple[float, float, float, float], b: tuple[float, float, floa
 def _string_literals(code: str) -> list[str]:
     """The code's string constants: where a text it shows must be written."""
     try:
-        tree = ast.parse(code)
+        tree = parse(code)
     except (SyntaxError, ValueError):
         return []
     return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]

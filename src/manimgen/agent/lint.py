@@ -29,6 +29,7 @@ from manimgen.agent.edits import Edit, node_edit
 from manimgen.agent.removed_api import REMOVED_METHODS, REMOVED_MODULES, REMOVED_NAMES, Replacement
 from manimgen.agent.scene_model import BUILDER_METHODS, Absent, ClassModel, Instance, SceneModel
 from manimgen.manim_import import manim_version
+from manimgen.syntax import parse
 
 SCENE_FILE = "scene.py"
 CLOSERS = {"(": ")", "[": "]", "{": "}"}
@@ -62,7 +63,7 @@ def lint(code: str) -> list[Finding]:
     syntax = _syntax_findings(code)
     if syntax:
         return syntax
-    checker = _Checker(SceneModel(ast.parse(code, SCENE_FILE)))
+    checker = _Checker(SceneModel(parse(code, SCENE_FILE)))
     checker.run()
     unique = {(f.line, f.column, f.code, f.message): f for f in checker.findings}
     return sorted(unique.values(), key=lambda f: (f.line, f.column, f.code))

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from manimgen.manim_import import manim as manim_module
+from manimgen.syntax import parse
 
 KWARGS_HARMLESS_METHODS = frozenset({"pop", "get", "setdefault", "update"})
 
@@ -55,7 +56,7 @@ OPEN = KeywordSet(frozenset(), True)
 def _function_tree(function: Any) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     try:
         source = textwrap.dedent(inspect.getsource(function))
-        node = ast.parse(source).body[0]
+        node = parse(source).body[0]
     except (OSError, TypeError, SyntaxError, IndexError):
         return None
     return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
@@ -172,7 +173,7 @@ def function_keywords(function: Any) -> KeywordSet:
 
 def _self_attribute_stores(klass: type) -> set[str]:
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        tree = parse(textwrap.dedent(inspect.getsource(klass)))
     except (OSError, TypeError, SyntaxError):
         return set()
     stored = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)}

@@ -22,6 +22,7 @@ from typing import Any
 
 from manimgen.agent import manim_introspect as api
 from manimgen.agent.removed_api import REMOVED_MODULES
+from manimgen.syntax import parse
 
 MANIM = "manim"
 MODULE_DUNDERS = frozenset({"__file__", "__builtins__", "__cached__", "__annotations__", "__qualname__", "__module__"})
@@ -136,7 +137,7 @@ class SceneModel:
     @classmethod
     def parse(cls, code: str) -> SceneModel:
         """The model of `code`; raises SyntaxError."""
-        return cls(ast.parse(code))
+        return cls(parse(code))
 
     # imports ---------------------------------------------------------------------------------
 

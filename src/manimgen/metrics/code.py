@@ -15,6 +15,7 @@ import numpy as np
 
 from manimgen.metrics.embedders import DEFAULT_CODE_EMBEDDER, CodeEmbedder, code_embedder
 from manimgen.metrics.registry import register_metric
+from manimgen.syntax import parse
 
 CODEBLEU_PARTS = (
     "codebleu",
@@ -162,7 +163,7 @@ def parse_tree(code: str) -> ast.Module | None:
     if _is_empty(code):
         return None
     try:
-        return ast.parse(code)
+        return parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

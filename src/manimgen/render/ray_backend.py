@@ -14,7 +14,6 @@ result; the dead actor is replaced when the cluster has room for one.
 
 from __future__ import annotations
 
-import ast
 import queue
 import socket
 import tempfile
@@ -31,6 +30,7 @@ from manimgen.render.renderer import render_on, render_uncached
 from manimgen.render.result import RenderResult, RenderStatus
 from manimgen.render.sandbox import Limits
 from manimgen.render.warm import WarmWorker
+from manimgen.syntax import defined_classes
 
 RESOURCE = "manim"
 OUTPUT_SUFFIXES = (".mp4", ".png")
@@ -285,15 +285,9 @@ def checked(data: Any, payload: Any, job: RenderJob, limits: Limits) -> tuple[Re
     if not isinstance(payload, bytes) or not payload or suffix not in OUTPUT_SUFFIXES or len(payload) > limits.file_size_bytes:
         return "RenderBackendError: the render actor's output is missing, of an unknown kind, or over the size limit"
     scene = result.scene
-    if not isinstance(scene, str) or not scene.isidentifier() or scene not in ({job.scene} if job.scene else _classes(job.code)):
+    if not isinstance(scene, str) or not scene.isidentifier() or scene not in ({job.scene} if job.scene else defined_classes(job.code)):
         return "RenderBackendError: the render actor reported a scene the code does not define"
     if result.geometry is not None and not isinstance(result.geometry, list):
         return "RenderBackendError: the render actor's layout record could not be read"
     return replace(result, output=Path(f"{scene}{suffix}"), error_tail=tail), payload
 
-
-def _classes(code: str) -> set[str]:
-    try:
-        return {node.name for node in ast.walk(ast.parse(code)) if isinstance(node, ast.ClassDef)}
-    except SyntaxError:
-        return set()

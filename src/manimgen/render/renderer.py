@@ -8,7 +8,6 @@ same RenderResult for the same outcome.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -29,6 +28,7 @@ from manimgen.render.handover import HandoverError, take_output
 from manimgen.render.protocol import EXIT_NO_SCENE, OUTPUTS, RESULT_MARKER
 from manimgen.render.result import DEFAULT_QUALITY, RenderResult, RenderStatus, get_quality
 from manimgen.render.sandbox import Completed, Limits, Sandbox
+from manimgen.syntax import defined_classes
 
 ERROR_TAIL_LINES = 10
 SCENE_FILE = "scene.py"
@@ -154,10 +154,6 @@ def _classify(done: Completed, limits: Limits) -> tuple[RenderStatus, str]:
     return RenderStatus.CODE_ERROR, tail
 
 
-def _defined_classes(code: str) -> set[str]:
-    return {node.name for node in ast.walk(ast.parse(code)) if isinstance(node, ast.ClassDef)}
-
-
 class Refused(Exception):
     """The render exited cleanly, but what it left is not taken: `status` and `message` say why."""
 
@@ -182,7 +178,7 @@ def _reported_scene(stdout: str, code: str, requested: str | None) -> str:
     name = payload.get("scene") if isinstance(payload, dict) else None
     if not isinstance(name, str):
         raise Refused(RenderStatus.CODE_ERROR, "RenderReportError: the render's report could not be read")
-    if name not in ({requested} if requested else _defined_classes(code)) or not name.isidentifier():
+    if name not in ({requested} if requested else defined_classes(code)) or not name.isidentifier():
         message = f"RenderReportError: the render reported scene {name[:MAX_REPORT_CHARS]!r}, which the code does not define"
         raise Refused(RenderStatus.CODE_ERROR, message)
     return name
