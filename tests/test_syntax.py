@@ -9,6 +9,8 @@ import threading
 import time
 from collections.abc import Callable
 
+import pytest
+
 from manimgen.syntax import defined_classes, parse
 
 SOURCE = "\n".join(f"def f{i}(x):\n    return [y * {i} for y in range(x) if y % 2]" for i in range(200))
@@ -65,9 +67,6 @@ def test_parse_keeps_syntax_errors_and_classes_are_found() -> None:
     code = "class A:\n    class B: pass\nclass C(A): pass\n"
     assert defined_classes(code) == {"A", "B", "C"}
     assert defined_classes("class (:") == set()
-    try:
+    with pytest.raises(SyntaxError) as raised:
         parse("def (:")
-    except SyntaxError as error:
-        assert error.lineno == 1
-    else:
-        raise AssertionError("a syntax error was not raised")
+    assert raised.value.lineno == 1
