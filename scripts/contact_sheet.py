@@ -1,6 +1,6 @@
 """A contact sheet of a study's rendered samples: the last frame of each, captioned, in one PNG.
 
-    .venv/bin/python scripts/contact_sheet.py runs/NAME [--strategy S] [--skip 0] [--limit 24] [--out sheet.png]
+    .venv/bin/python scripts/contact_sheet.py runs/NAME [--model M] [--strategy S] [--skip 0] [--limit 24] [--out sheet.png]
 
 For looking at what the videos show (does the frame hold what the sentence asked?) without opening
 them one by one; the report's gallery has the videos themselves.
@@ -26,6 +26,7 @@ LAST = 1e9
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--model", help="only this model's samples (its label in the run)")
     parser.add_argument("--strategy", help="only this strategy's samples")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N rendered samples (the next sheet)")
     parser.add_argument("--limit", type=int, default=24)
@@ -34,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     with Store.open_existing(args.run_dir) as store:
         tasks = store.tasks()
-        samples = [s for s in store.samples(strategy=args.strategy) if s.media_path][args.skip : args.skip + args.limit]
+        samples = [s for s in store.samples(model=args.model, strategy=args.strategy) if s.media_path][args.skip : args.skip + args.limit]
     if not samples:
         raise SystemExit(f"no rendered samples in {args.run_dir}; run `manimgen bench run` first")
     caption_height = CAPTION_LINES * LINE_HEIGHT + 4
@@ -47,7 +48,7 @@ def main() -> None:
         sheet.paste(frame, (x, y))
         task = tasks.get(sample.task_id)
         findings = sample.score("layout_findings")
-        head = f"{sample.task_id} {sample.strategy}" + (f" layout:{findings}" if findings else "")
+        head = f"{sample.task_id} {sample.model} {sample.strategy}" + (f" layout:{findings}" if findings else "")
         text = textwrap.wrap(f"{head}: {task.description if task else ''}", 52)[:CAPTION_LINES]
         for line_number, line in enumerate(text):
             draw.text((x + 3, y + TILE[1] + 2 + line_number * LINE_HEIGHT), line, fill="black")

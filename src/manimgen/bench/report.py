@@ -163,7 +163,7 @@ def run_info(run_dir: Path, sessions: list[Session], samples: list[Sample]) -> l
         last = sessions[-1]
         config = last.config
         lines.append(
-            f"split {config.get('split')}, seeds {config.get('seeds')}, quality {config.get('quality')}, "
+            f"{_task_source(config)}, seeds {config.get('seeds')}, quality {config.get('quality')}, "
             f"render timeout {config.get('render_timeout_s')} s, per-sample limit {config.get('time_limit_s')} s"
         )
         lines.append("versions: " + ", ".join(f"{name} {value}" for name, value in sorted(last.versions.items())))
@@ -175,6 +175,12 @@ def run_info(run_dir: Path, sessions: list[Session], samples: list[Sample]) -> l
             message = f": {session.message}" if session.message else ""
             lines.append(f"session {session.id}: started {session.started_at}, {end}{message}")
     return lines
+
+
+def _task_source(config: dict[str, Any]) -> str:
+    """Where the run's tasks came from: a ManimBench split, or a file of sentences without references."""
+    tasks_file = config.get("tasks_file")
+    return f"tasks file {Path(tasks_file).name} (no references)" if tasks_file else f"split {config.get('split')}"
 
 
 def _hours_between(started: str, finished: str) -> str:
@@ -219,6 +225,7 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
     columns = metric_columns(images, codes)
     main_rows = main_table(samples)
     main = aggregate_table(main_rows, columns)
+    paper_rows = paper_rows and not (sessions and sessions[-1].config.get("tasks_file"))
     published_from = len(main[1]) if paper_rows else None
     if paper_rows:
         main = (main[0], main[1] + published_rows(main[0]))
@@ -244,8 +251,9 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
         (GAINS_HEADING, gains_table(gain_rows, images, codes)),
         (BUDGET_HEADING, budget_html_table(budget_table(samples))),
         (FAILURES_HEADING, failures_html_table(failure_table(samples))),
-        ("Code ↔ visual correlation (per model × strategy)", correlations),
     ]
+    if any(row.pearson.n for row in correlation_rows):
+        sections.append(("Code ↔ visual correlation (per model × strategy)", correlations))
 
     markdown = [f"# {title}", "", *(f"- {line}" for line in info), "", *(f"> {note}" for note in note_lines), ""]
     for heading, table in sections:
