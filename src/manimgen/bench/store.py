@@ -363,11 +363,6 @@ class Store:
         rows = self._query(f"SELECT {selected} FROM samples {where} ORDER BY id", parameters)
         return [_sample_from_row(row) for row in rows]
 
-    def configs(self) -> list[tuple[str, str]]:
-        """(model, strategy) pairs in the order their first sample was recorded."""
-        rows = self._query("SELECT model, strategy FROM samples GROUP BY model, strategy ORDER BY MIN(id)")
-        return [(row[0], row[1]) for row in rows]
-
     def labels(self, column: str, detail: str) -> dict[str, str]:
         """A label column mapped to what it stood for (model → spec, strategy → params) in this store."""
         if (column, detail) not in {("model", "model_spec"), ("strategy", "strategy_params")}:
