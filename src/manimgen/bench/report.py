@@ -233,7 +233,6 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
         complexity_table(samples), [column for column in columns if column.field in COMPLEXITY_FIELDS], with_complexity=True
     )
     correlation_rows = correlation_table(samples)
-    correlations = correlations_table(correlation_rows, images, codes)
     gain_rows = paired_gains(samples)
     plot_dir = run_dir / plots.PLOTS_DIR
     plot_files = [
@@ -253,7 +252,7 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
         (FAILURES_HEADING, failures_html_table(failure_table(samples))),
     ]
     if any(row.pearson.n for row in correlation_rows):
-        sections.append(("Code ↔ visual correlation (per model × strategy)", correlations))
+        sections.append(("Code ↔ visual correlation (per model × strategy)", correlations_table(correlation_rows, images, codes)))
 
     markdown = [f"# {title}", "", *(f"- {line}" for line in info), "", *(f"> {note}" for note in note_lines), ""]
     for heading, table in sections:
