@@ -156,6 +156,7 @@ def test_report_main_table_matches_the_store(grid: tuple[Path, ScriptedLLM]) -> 
     assert vanilla_rsr == "50.0%"
     repeated = {row[1]: row[headers.index("repeated repairs")] for row in ours}
     assert repeated == {"vanilla": "–", "ritl": "0.0%"}, "ritl's two repairs: no code, then new code"
+    assert {row[1]: row[headers.index("cut off")] for row in ours} == {"vanilla": "0.0%", "ritl": "0.0%"}
 
 
 def test_report_complexity_and_correlation_tables(grid: tuple[Path, ScriptedLLM]) -> None:
@@ -557,6 +558,19 @@ def test_repeated_repairs_count_answers_that_echo_the_code_shown() -> None:
     fresh = sample(("generate", "a"), ("resample", "a"), ("repair", None))
     assert repeated_repairs([echoed, fresh]) == pytest.approx(1 / 3), "a resample is not a repair; no code is not an echo"
     assert repeated_repairs([sample(("generate", "a"))]) is None
+
+
+def test_cut_off_counts_answers_that_reached_the_token_limit() -> None:
+    from manimgen.bench.tables import cut_off_answers
+
+    def sample(*completion_tokens: int, limit: int | None = 100) -> Sample:
+        trace = {"rounds": [{"kind": "generate", "code": None, "completion_tokens": tokens} for tokens in completion_tokens]}
+        params = json.dumps({"sampling": {"max_tokens": limit}} if limit else {})
+        return Sample("m", "s", "t", 0, "m", "s", params, "low", "Basic", "ok", trace_json=json.dumps(trace))
+
+    assert cut_off_answers([sample(100, 40), sample(99, 120)]) == pytest.approx(2 / 4)
+    assert cut_off_answers([sample(500, limit=None)]) == 0.0, "no recorded limit: nothing is known to be cut off"
+    assert cut_off_answers([Sample("m", "s", "t", 0, "m", "s", "{}", "low", "Basic", "error")]) is None
 
 
 def report_sections(run_dir: Path) -> list[list[list[str]]]:

@@ -82,6 +82,7 @@ def metric_columns(image_embedders: list[str], code_embedders: list[str]) -> lis
         Column("rounds", "rounds", two_places),
         Column("LLM calls", "llm_calls", two_places),
         Column("repeated repairs", "repeated_repairs", percent),
+        Column("cut off", "cut_off", percent),
         Column("tokens", "tokens", whole),
         Column("seconds", "seconds", one_place),
     ]

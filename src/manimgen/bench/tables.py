@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from manimgen.agent.lint import lint
 from manimgen.bench.store import Sample
@@ -45,6 +46,7 @@ class Aggregate:
     rounds: float | None
     llm_calls: float | None
     repeated_repairs: float | None
+    cut_off: float | None
     tokens: float | None
     seconds: float | None
 
@@ -105,6 +107,7 @@ def aggregate(model: str, strategy: str, samples: Sequence[Sample], complexity: 
         rounds=average(lambda s: s.rounds),
         llm_calls=average(lambda s: s.llm_calls),
         repeated_repairs=repeated_repairs(measured),
+        cut_off=cut_off_answers(measured),
         tokens=average(lambda s: s.tokens),
         seconds=average(lambda s: s.seconds),
     )
@@ -274,17 +277,33 @@ def failure_table(samples: Sequence[Sample]) -> list[tuple[str, str, dict[str, i
     return rows
 
 
+def _rounds(sample: Sample) -> list[dict[str, Any]]:
+    return json.loads(sample.trace_json)["rounds"] if sample.trace_json else []
+
+
 def repeated_repairs(samples: Iterable[Sample]) -> float | None:
     """The share of repair answers whose code is the code of the round before (the model echoing
     what it was shown); None when no sample has a repair round."""
     repeats = repairs = 0
     for sample in samples:
-        rounds = json.loads(sample.trace_json)["rounds"] if sample.trace_json else []
+        rounds = _rounds(sample)
         for previous, current in zip(rounds, rounds[1:]):
             if current["kind"] == "repair":
                 repairs += 1
                 repeats += current["code"] is not None and current["code"] == previous["code"]
     return repeats / repairs if repairs else None
+
+
+def cut_off_answers(samples: Iterable[Sample]) -> float | None:
+    """The share of model answers that stopped at the sampling's token limit, their scene cut off
+    mid-way (a model tuned on long references learns to write past its budget); None without traces."""
+    answers = cut = 0
+    for sample in samples:
+        limit = json.loads(sample.strategy_params or "{}").get("sampling", {}).get("max_tokens")
+        for round_ in _rounds(sample):
+            answers += 1
+            cut += limit is not None and round_.get("completion_tokens", 0) >= limit
+    return cut / answers if answers else None
 
 
 def embedders(samples: Iterable[Sample]) -> tuple[list[str], list[str]]:
