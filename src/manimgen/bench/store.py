@@ -80,7 +80,6 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 """
 
-STATUSES = ("ok", "render_failed", "no_code", "timeout", "error")
 ORPHAN_MESSAGE = "its process ended before the session did (killed or crashed)"
 
 
