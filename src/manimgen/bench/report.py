@@ -196,7 +196,9 @@ def notes(samples: list[Sample], sessions: list[Session], paper_rows: bool) -> l
         f"and code embedder {', '.join(codes) or MISSING}; each metric's header names its embedder.",
         "RSR: share of samples whose final code rendered. VS = √(SSIM_DTW × SEM_DTW), 0 for a sample that did "
         "not render, averaged over all samples. CVS: what is drawn, where and in what colour, aligned over time "
-        "(near 0 for unrelated scenes, 1 for the same; ours, not the paper's). ASTDist: lower is better.",
+        "(near 0 for unrelated scenes, 1 for the same; ours, not the paper's). ASTDist: lower is better. "
+        "Repeated repairs: repair answers whose code is the code they were shown. Cut off: model answers that "
+        "stopped at the token limit.",
     ]
     if paper_rows:
         if differs_from_paper(samples):
