@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import _thread
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -43,6 +45,20 @@ def test_timed_out_worker_is_replaced() -> None:
     assert looped.status is RenderStatus.TIMEOUT
     assert "4 s" in looped.error_tail
     assert after.ok, after.error_tail
+
+
+def test_a_render_interrupted_in_the_caller_does_not_answer_the_next() -> None:
+    """Ctrl-C while a warm worker renders: that worker's late reply must not become the next job's result."""
+    slow = STATIC.replace("self.add(Square(color=RED))", "import time\n        time.sleep(4)\n        self.add(Circle())")
+    with RenderPool(1, warm=True, use_cache=False) as pool:
+        pool.render(RenderJob(STATIC))  # the worker is up: the interrupt lands in the render, not the start
+        timer = threading.Timer(1.5, _thread.interrupt_main)
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            pool.render(RenderJob(slow))
+        after = pool.render(RenderJob(ANIMATED))
+    assert after.ok and after.scene == "Grow", after.error_tail
+    assert after.output is not None and after.output.suffix == ".mp4"
 
 
 def test_worker_that_cannot_start_is_a_sandbox_error() -> None:

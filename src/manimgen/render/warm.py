@@ -115,7 +115,11 @@ class WarmWorker:
                 return Completed(None, "sandbox", "", str(error), time.monotonic() - started)
             assert self._cgroup is not None
             oom_kills = self._cgroup.oom_kills()
-            killed_by = self._sandbox.watch(self._line_ready, self.root / "jobs", time.monotonic())
+            try:
+                killed_by = self._sandbox.watch(self._line_ready, self.root / "jobs", time.monotonic())
+            except BaseException:  # the caller was interrupted: its render's late reply must not answer the next job
+                self._discard()
+                raise
             reply = None if killed_by else self._take_line()
             if killed_by is None and self._cgroup.oom_kills() > oom_kills:
                 killed_by = "memory"
