@@ -227,9 +227,14 @@ class BudgetRow:
     within: tuple[float, ...]  # index k - 1: rendered within k generations
 
 
+def _rounds(trace_json: str | None) -> list[dict[str, Any]]:
+    """A stored trace's rounds; none for a sample stored without its trace."""
+    return json.loads(trace_json)["rounds"] if trace_json else []
+
+
 def first_render(trace_json: str | None) -> int | None:
     """The number of generations up to the first round whose code rendered, from a stored trace."""
-    rounds = json.loads(trace_json)["rounds"] if trace_json else []
+    rounds = _rounds(trace_json)
     return next((index + 1 for index, round_ in enumerate(rounds) if (round_.get("render") or {}).get("status") == "ok"), None)
 
 
@@ -277,16 +282,12 @@ def failure_table(samples: Sequence[Sample]) -> list[tuple[str, str, dict[str, i
     return rows
 
 
-def _rounds(sample: Sample) -> list[dict[str, Any]]:
-    return json.loads(sample.trace_json)["rounds"] if sample.trace_json else []
-
-
 def repeated_repairs(samples: Iterable[Sample]) -> float | None:
     """The share of repair answers whose code is the code of the round before (the model echoing
     what it was shown); None when no sample has a repair round."""
     repeats = repairs = 0
     for sample in samples:
-        rounds = _rounds(sample)
+        rounds = _rounds(sample.trace_json)
         for previous, current in zip(rounds, rounds[1:]):
             if current["kind"] == "repair":
                 repairs += 1
@@ -300,7 +301,7 @@ def cut_off_answers(samples: Iterable[Sample]) -> float | None:
     answers = cut = 0
     for sample in samples:
         limit = json.loads(sample.strategy_params or "{}").get("sampling", {}).get("max_tokens")
-        for round_ in _rounds(sample):
+        for round_ in _rounds(sample.trace_json):
             answers += 1
             cut += limit is not None and round_.get("completion_tokens", 0) >= limit
     return cut / answers if answers else None
