@@ -157,10 +157,11 @@ def test_dpo_without_pairs_names_the_fix(tmp_path: Path) -> None:
 
 
 def test_shipped_iteration_configs_load() -> None:
-    for name in ("expert-iteration-cpu.yaml", "distill-cpu.yaml"):
+    for name, min_visual in (("expert-iteration-cpu.yaml", 0.7), ("distill-cpu.yaml", 0.6)):
         config = load_iterate_config(REPO / "configs" / name)
-        assert config.sft.eval_strategy == "no" and config.min_visual == 0.7
-    assert load_iterate_config(REPO / "configs/distill-cpu.yaml").teacher == "qwen2.5-coder-1.5b"
+        assert config.sft.eval_strategy == "no" and config.min_visual == min_visual
+    distill = load_iterate_config(REPO / "configs/distill-cpu.yaml")
+    assert (distill.teacher, distill.strategy) == ("qwen2.5-coder-1.5b", "vanilla")
     with pytest.raises(ValueError, match="evaluate.*must be one of"):
         load_iterate_config(None, {"evaluate": ["nonesuch"]})
 
