@@ -157,10 +157,9 @@ def test_dpo_without_pairs_names_the_fix(tmp_path: Path) -> None:
 
 
 def test_shipped_iteration_configs_load(tmp_path: Path) -> None:
-    configs = {name: load_iterate_config(REPO / "configs" / name) for name in ("expert-iteration-cpu.yaml", "distill-cpu.yaml")}
-    for name, min_visual in (("expert-iteration-cpu.yaml", 0.7), ("distill-cpu.yaml", 0.6)):
-        assert configs[name].sft.eval_strategy == "no" and configs[name].min_visual == min_visual
-    assert (configs["distill-cpu.yaml"].teacher, configs["distill-cpu.yaml"].strategy) == ("qwen2.5-coder-1.5b", "vanilla")
+    expert, distill = (load_iterate_config(REPO / "configs" / name) for name in ("expert-iteration-cpu.yaml", "distill-cpu.yaml"))
+    assert [(config.sft.eval_strategy, config.min_visual) for config in (expert, distill)] == [("no", 0.7), ("no", 0.6)]
+    assert (distill.teacher, distill.strategy) == ("qwen2.5-coder-1.5b", "vanilla")
     dpo = DPOTrainingConfig.from_yaml(REPO / "configs/dpo-cpu.yaml").trl_config(tmp_path, world_size=1, use_cpu=True)
     assert (dpo.learning_rate, dpo.gradient_accumulation_steps, dpo.activation_checkpointing) == (5e-5, 8, False)
     with pytest.raises(ValueError, match="evaluate.*must be one of"):
