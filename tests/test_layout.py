@@ -10,6 +10,7 @@ import pytest
 from manimgen.agent.layout import LayoutFinding, format_layout, layout_findings
 from manimgen.render import RenderResult, render
 from manimgen.render.geometry import read_geometry
+from manimgen.render.handover import opened
 
 MESSY = """from manim import *
 
@@ -178,15 +179,15 @@ def test_no_geometry_means_no_findings():
 def test_reading_geometry_accepts_only_a_plain_well_formed_file(tmp_path):
     good = tmp_path / "good.json"
     good.write_text(json.dumps({"version": 2, "snapshots": [snapshot(text("a", (0, 0, 1, 1)))]}))
-    assert read_geometry(good) == [snapshot(text("a", (0, 0, 1, 1)))]
-    link = tmp_path / "link.json"
-    link.symlink_to(good)
-    assert read_geometry(link) is None
-    fifo = tmp_path / "fifo.json"
-    os.mkfifo(fifo)
-    assert read_geometry(fifo) is None
-    for payload in ({"snapshots": [{"time": "soon", "frame": [0, 0, 1, 1], "mobjects": []}]}, {"snapshots": 3}, [1]):
-        bad = tmp_path / "bad.json"
-        bad.write_text(json.dumps(payload))
-        assert read_geometry(bad) is None
-    assert read_geometry(tmp_path / "missing.json") is None
+    (tmp_path / "link.json").symlink_to(good)
+    os.mkfifo(tmp_path / "fifo.json")
+    (tmp_path / "deep.json").write_text("[" * 100_000)
+    with opened(tmp_path, None) as folder:
+        assert read_geometry(folder, "good.json") == [snapshot(text("a", (0, 0, 1, 1)))]
+        assert read_geometry(folder, "link.json") is None
+        assert read_geometry(folder, "fifo.json") is None
+        assert read_geometry(folder, "deep.json") is None
+        for payload in ({"snapshots": [{"time": "soon", "frame": [0, 0, 1, 1], "mobjects": []}]}, {"snapshots": 3}, [1]):
+            (tmp_path / "bad.json").write_text(json.dumps(payload))
+            assert read_geometry(folder, "bad.json") is None
+        assert read_geometry(folder, "missing.json") is None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from manimgen.agent.lint import lint
+from manimgen.syntax import compile_error
 
 MAX_FIXES = 50
 """A bound on edits per code: each removes a finding, but a bound makes termination obvious."""
@@ -42,8 +43,4 @@ def autofix(code: str) -> Fixed:
 
 
 def _compiles(code: str) -> bool:
-    try:
-        compile(code, "scene.py", "exec")
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    return compile_error(code, "scene.py") is None

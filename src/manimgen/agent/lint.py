@@ -29,7 +29,7 @@ from manimgen.agent.edits import Edit, node_edit
 from manimgen.agent.removed_api import REMOVED_METHODS, REMOVED_MODULES, REMOVED_NAMES, Replacement
 from manimgen.agent.scene_model import BUILDER_METHODS, Absent, ClassModel, Instance, SceneModel
 from manimgen.manim_import import manim_version
-from manimgen.syntax import parse
+from manimgen.syntax import TOO_DEEP, parse
 
 SCENE_FILE = "scene.py"
 CLOSERS = {"(": ")", "[": "]", "{": "}"}
@@ -63,7 +63,11 @@ def lint(code: str) -> list[Finding]:
     syntax = _syntax_findings(code)
     if syntax:
         return syntax
-    checker = _Checker(SceneModel(parse(code, SCENE_FILE)))
+    try:
+        tree = parse(code, SCENE_FILE)
+    except SyntaxError as error:
+        return [Finding(1, 1, "syntax", f"SyntaxError: {error.msg}")]
+    checker = _Checker(SceneModel(tree))
     checker.run()
     unique = {(f.line, f.column, f.code, f.message): f for f in checker.findings}
     return sorted(unique.values(), key=lambda f: (f.line, f.column, f.code))
@@ -72,6 +76,8 @@ def lint(code: str) -> list[Finding]:
 def _syntax_findings(code: str) -> list[Finding]:
     try:
         compile(code, SCENE_FILE, "exec")
+    except (RecursionError, MemoryError) as error:
+        return [Finding(1, 1, "syntax", f"SyntaxError: {TOO_DEEP.format('compile', type(error).__name__)}")]
     except SyntaxError as error:
         line = error.lineno or 1
         text = (error.text or "").strip()

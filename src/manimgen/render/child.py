@@ -10,10 +10,13 @@ scene's own code can print that line too). A crash in native code still prints t
 from __future__ import annotations
 
 import argparse
+import ctypes
+import errno
 import faulthandler
 import importlib.util
 import json
 import os
+import platform
 import re
 import sys
 import traceback
@@ -23,6 +26,20 @@ from manimgen.manim_import import manim
 from manimgen.render.protocol import EXIT_NO_SCENE, IMAGE_DIR, MEDIA_DIR, OUTPUT_STEM, RESULT_MARKER, VIDEO_DIR
 
 MODULE_NAME = "scene"
+# keyctl(2)'s number by architecture: the C library has no wrapper for it.
+KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}
+KEYCTL_JOIN_SESSION_KEYRING = 1
+
+
+def leave_inherited_keyring() -> None:
+    """Join a new, empty session keyring before the scene's code runs: the one inherited from the host
+    is possessed, so readable and writable whatever uid the render has."""
+    number = KEYCTL_SYSCALL.get(platform.machine())
+    if number is None:
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) < 0 and ctypes.get_errno() != errno.ENOSYS:
+        raise OSError(ctypes.get_errno(), f"RenderSandboxError: could not leave the inherited keyring: {os.strerror(ctypes.get_errno())}")
 
 
 def _parse_args(argv: list[str]) -> argparse.Namespace:
@@ -59,6 +76,7 @@ def print_latex_errors(error: BaseException) -> None:
 
 def main(argv: list[str]) -> int:
     args = _parse_args(argv)
+    leave_inherited_keyring()
     faulthandler.enable()
     manim()
     from manim import Scene, config

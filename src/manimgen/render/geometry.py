@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import sys
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import numpy as np
+
+from manimgen.render.handover import Scratch, parse_json, read_inside
+from manimgen.render.protocol import GEOMETRY_FILE
 
 MAX_SNAPSHOTS = 200
 MAX_ENTRIES = 300
@@ -257,25 +259,16 @@ class GeometryRecorder:
         os.replace(staging, self.path)
 
 
-def read_geometry(path: Path) -> list[dict[str, Any]] | None:
-    """The snapshots a recorder wrote, or None when there is no readable, well-formed file.
+def read_geometry(scratch: Scratch, name: str = GEOMETRY_FILE) -> list[dict[str, Any]] | None:
+    """The snapshots a recorder wrote to `name` in a render's folder, or None when there is no
+    readable, well-formed file.
 
-    The parent calls this on a file the scene's code could have replaced, so it opens only a plain
-    file (no symlink, no FIFO), bounds its size, and keeps only snapshots of the recorded shape.
+    The scene's code could have replaced the file, so the host reads it through render/handover.py
+    (a plain file reached without links, at most MAX_FILE_BYTES) and keeps only snapshots of the
+    recorded shape.
     """
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
-            return None
-        raw = handle.read(MAX_FILE_BYTES + 1)
-    try:
-        payload = json.loads(raw)
-    except ValueError:
-        return None
+    raw = read_inside(scratch, name, MAX_FILE_BYTES)
+    payload = None if raw is None else parse_json(raw)
     snapshots = payload.get("snapshots") if isinstance(payload, dict) else None
     if not isinstance(snapshots, list) or not all(_well_formed(snapshot) for snapshot in snapshots):
         return None

@@ -3,8 +3,9 @@
 Whoever renders (the agent, the scorer, the study, the reward) takes a `Renderer` rather than calling
 a module function, so one pool can serve them all and a test can hand in a counting one. By default
 each of the pool's renders runs on a warm worker (render/warm.py) that imported Manim once and forks
-per render; `warm=False` starts a fresh sandboxed interpreter per render, as a single `render()` call
-does. docs/design-notes.md has the measured difference.
+a sealed child per render, where this machine lets a worker seal renders (sandbox.warm_sealed: root);
+`warm=False`, or a machine where it cannot, starts a fresh sandboxed interpreter per render, as a
+single `render()` call does. docs/design-notes.md has the measured difference.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Protocol
 
 from manimgen.render.renderer import ChildRunner, FreshSandbox, render_on
 from manimgen.render.result import DEFAULT_QUALITY, RenderResult
-from manimgen.render.sandbox import Limits
+from manimgen.render.sandbox import Limits, warm_sealed
 from manimgen.render.warm import WarmWorker
 
 
@@ -63,6 +64,11 @@ def map_in_turn(
     return results
 
 
+def runner_for(limits: Limits, warm: bool) -> ChildRunner:
+    """Where one render at a time runs: a warm worker when asked and this machine can seal its renders, else fresh sandboxes."""
+    return WarmWorker(limits) if warm and warm_sealed() else FreshSandbox(limits)
+
+
 class RenderPool:
     """A fixed number of concurrent renders (default: one per core), each with its own warm worker unless `warm=False`."""
 
@@ -80,10 +86,10 @@ class RenderPool:
         if timeout_s is not None:
             self.limits = replace(self.limits, timeout_s=timeout_s)
         self.use_cache = use_cache
-        self.warm = warm
-        self._warm_workers = [WarmWorker(self.limits) for _ in range(self.workers)] if warm else []
+        self._runners = [runner_for(self.limits, warm) for _ in range(self.workers)]
+        self.warm = isinstance(self._runners[0], WarmWorker)
         self._idle: queue.SimpleQueue[ChildRunner] = queue.SimpleQueue()
-        for runner in self._warm_workers or [FreshSandbox(self.limits)] * self.workers:
+        for runner in self._runners:
             self._idle.put(runner)
         self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="render")
 
@@ -103,8 +109,8 @@ class RenderPool:
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
-        for worker in self._warm_workers:
-            worker.close()
+        for runner in self._runners:
+            runner.close()
 
     def __enter__(self) -> RenderPool:
         return self

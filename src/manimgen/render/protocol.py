@@ -12,5 +12,7 @@ MEDIA_DIR = "media"
 OUTPUT_STEM = "render"
 VIDEO_DIR = f"{MEDIA_DIR}/videos"
 IMAGE_DIR = f"{MEDIA_DIR}/images"
+# Where the render child writes the scene's geometry when asked (render/geometry.py), in the scratch folder.
+GEOMETRY_FILE = "geometry.json"
 # Where a render's output lands, relative to the scratch folder: the video, else the still image.
 OUTPUTS = (f"{VIDEO_DIR}/{OUTPUT_STEM}.mp4", f"{IMAGE_DIR}/{OUTPUT_STEM}.png")

@@ -8,7 +8,6 @@ same RenderResult for the same outcome.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -24,15 +23,15 @@ from typing import Protocol
 
 from manimgen.render.cache import RenderCache, default_cache, render_key, uncached_store
 from manimgen.render.geometry import read_geometry
-from manimgen.render.handover import HandoverError, take_output
-from manimgen.render.protocol import EXIT_NO_SCENE, OUTPUTS, RESULT_MARKER
+from manimgen.render.handover import HandoverError, Scratch, opened, parse_json, take_output, write_inside
+from manimgen.render.protocol import EXIT_NO_SCENE, GEOMETRY_FILE, OUTPUTS, RESULT_MARKER
 from manimgen.render.result import DEFAULT_QUALITY, RenderResult, RenderStatus, get_quality
-from manimgen.render.sandbox import Completed, Limits, Sandbox
-from manimgen.syntax import defined_classes
+from manimgen.render.sandbox import Completed, Limits, Sandbox, scene_user
+from manimgen.render.volume import remove_tree
+from manimgen.syntax import compile_error, defined_classes
 
 ERROR_TAIL_LINES = 10
 SCENE_FILE = "scene.py"
-GEOMETRY_FILE = "geometry.json"
 CHILD_MODULE = "manimgen.render.child"
 LATEX_SIGNS = ("latex error converting", "LaTeX Error", "dvisvgm", "! Undefined control sequence", "! Missing")
 MISSING_TEX_PROGRAM = re.compile(r"No such file or directory: '(latex|xelatex|lualatex|pdflatex|dvisvgm)'")
@@ -45,12 +44,16 @@ class ChildRunner(Protocol):
 
     limits: Limits
 
-    def scratch(self) -> AbstractContextManager[Path]:
-        """A fresh, empty directory that is the render's only writable place; removed afterwards."""
+    def scratch(self) -> AbstractContextManager[Scratch]:
+        """A fresh, empty folder, opened by the host, that is one render's only writable place; removed afterwards."""
         ...
 
-    def run_child(self, child_args: list[str], scratch: Path) -> Completed:
+    def run_child(self, child_args: list[str], scratch: Scratch) -> Completed:
         """Run the child with `child_args` and `scratch` as cwd, HOME and TMPDIR; never raises for what it does."""
+        ...
+
+    def close(self) -> None:
+        """Give back what the runner holds (a warm worker and its folders)."""
         ...
 
 
@@ -62,16 +65,24 @@ class FreshSandbox:
         self._sandbox = Sandbox(limits)
 
     @contextmanager
-    def scratch(self) -> Iterator[Path]:
-        with tempfile.TemporaryDirectory(prefix=f"manimgen-render-{os.getpid()}-") as tmp:
-            volume = self._sandbox.volume(Path(tmp) / "scratch")
+    def scratch(self) -> Iterator[Scratch]:
+        user = scene_user()
+        folder = Path(tempfile.mkdtemp(prefix=f"manimgen-render-{os.getpid()}-"))
+        try:
+            volume = self._sandbox.volume(folder / "scratch", user)
             try:
-                yield volume.path
+                with opened(volume.path, user) as scratch:
+                    yield scratch
             finally:
                 volume.close()
+        finally:
+            remove_tree(folder)
 
-    def run_child(self, child_args: list[str], scratch: Path) -> Completed:
-        return self._sandbox.run([sys.executable, "-m", CHILD_MODULE, *child_args], scratch)
+    def run_child(self, child_args: list[str], scratch: Scratch) -> Completed:
+        return self._sandbox.run([sys.executable, "-m", CHILD_MODULE, *child_args], scratch.path, scratch.user)
+
+    def close(self) -> None:
+        """Nothing outlives a fresh sandbox's render."""
 
 
 def signal_reason(number: int) -> str:
@@ -110,19 +121,6 @@ def _without_scratch(tail: str, scratch: Path) -> str:
     return tail.replace(f"{scratch}{os.sep}", "")
 
 
-def _syntax_error(code: str) -> str | None:
-    """Python's own message for code that cannot compile: no need to start a render for it."""
-    try:
-        compile(code, SCENE_FILE, "exec")
-    except SyntaxError as error:
-        import traceback
-
-        return "".join(traceback.format_exception_only(error)).rstrip()
-    except ValueError as error:
-        return f"ValueError: {error}"
-    return None
-
-
 def _classify(done: Completed, limits: Limits) -> tuple[RenderStatus, str]:
     """Map how the child ended to a status and the error lines a model should see."""
     if done.killed_by == "timeout":
@@ -131,6 +129,9 @@ def _classify(done: Completed, limits: Limits) -> tuple[RenderStatus, str]:
         return RenderStatus.SANDBOX_ERROR, _last_lines(done.stderr_tail)
     if done.killed_by == "disk quota":
         return RenderStatus.CODE_ERROR, f"OSError: the scene wrote more than {limits.disk_bytes >> 20} MiB to disk"
+    if done.killed_by in ("stdout log", "stderr log"):
+        stream = done.killed_by.split()[0]
+        return RenderStatus.CODE_ERROR, f"OSError: the scene printed more than {limits.file_size_bytes >> 20} MiB to {stream}, the log limit"
     tail = _last_lines(done.stderr_tail)
     if done.killed_by == "memory":
         cap = f"MemoryError: the render's processes together went over the {limits.memory_bytes >> 20} MiB memory limit"
@@ -171,10 +172,7 @@ def _reported_scene(stdout: str, code: str, requested: str | None) -> str:
     line = next((line for line in reversed(stdout.splitlines()) if line.startswith(RESULT_MARKER)), None)
     if line is None:
         raise Refused(RenderStatus.NO_OUTPUT, "the render ended without reporting a scene (did the code exit early?)")
-    try:
-        payload = json.loads(line[len(RESULT_MARKER) :])
-    except ValueError:
-        payload = None
+    payload = parse_json(line[len(RESULT_MARKER) :])
     name = payload.get("scene") if isinstance(payload, dict) else None
     if not isinstance(name, str):
         raise Refused(RenderStatus.CODE_ERROR, "RenderReportError: the render's report could not be read")
@@ -184,7 +182,7 @@ def _reported_scene(stdout: str, code: str, requested: str | None) -> str:
     return name
 
 
-def _hand_over(scratch: Path, keep_in: Path, name: str, max_bytes: int) -> Path:
+def _hand_over(scratch: Scratch, keep_in: Path, name: str, max_bytes: int) -> Path:
     """The output copied into `keep_in` as `name` + its suffix, under a name the host chose."""
     keep_in.mkdir(parents=True, exist_ok=True)
     try:
@@ -212,29 +210,30 @@ def render_uncached(
     started = time.monotonic()
     if not code.strip():
         return RenderResult(RenderStatus.CODE_ERROR, None, scene, "ValueError: no code to render", quality, 0.0)
-    syntax = _syntax_error(code)
+    syntax = compile_error(code, SCENE_FILE)
     if syntax:
         return RenderResult(RenderStatus.CODE_ERROR, None, scene, _last_lines(syntax), quality, time.monotonic() - started)
-    with runner.scratch() as scratch:
-        (scratch / SCENE_FILE).write_text(code, encoding="utf-8")
-        argv = ["--file", SCENE_FILE]
-        argv += ["--width", str(settings.width), "--height", str(settings.height), "--fps", str(settings.fps)]
-        if scene:
-            argv += ["--scene", scene]
-        if geometry:
-            argv += ["--geometry", GEOMETRY_FILE]
-        done = runner.run_child(argv, scratch)
-        seconds = time.monotonic() - started
-        if done.returncode != 0 or done.killed_by is not None:
-            status, tail = _classify(replace(done, stderr_tail=_without_scratch(done.stderr_tail, scratch)), runner.limits)
-            return RenderResult(status, None, scene, tail, quality, seconds)
-        try:
-            chosen = _reported_scene(done.stdout_tail, code, scene)
-            kept = _hand_over(scratch, keep_in, chosen, runner.limits.file_size_bytes)
-        except Refused as refusal:
-            return RenderResult(refusal.status, None, scene, refusal.message, quality, seconds)
-        layout = read_geometry(scratch / GEOMETRY_FILE) if geometry else None
-        return RenderResult(RenderStatus.OK, kept, chosen, "", quality, seconds, geometry=layout)
+    argv = ["--file", SCENE_FILE, "--width", str(settings.width), "--height", str(settings.height), "--fps", str(settings.fps)]
+    argv += ["--scene", scene] if scene else []
+    argv += ["--geometry", GEOMETRY_FILE] if geometry else []
+    try:
+        with runner.scratch() as scratch:
+            write_inside(scratch, SCENE_FILE, code)
+            done = runner.run_child(argv, scratch)
+            seconds = time.monotonic() - started
+            if done.returncode != 0 or done.killed_by is not None:
+                status, tail = _classify(replace(done, stderr_tail=_without_scratch(done.stderr_tail, scratch.path)), runner.limits)
+                return RenderResult(status, None, scene, tail, quality, seconds)
+            try:
+                chosen = _reported_scene(done.stdout_tail, code, scene)
+                kept = _hand_over(scratch, keep_in, chosen, runner.limits.file_size_bytes)
+            except Refused as refusal:
+                return RenderResult(refusal.status, None, scene, refusal.message, quality, seconds)
+            layout = read_geometry(scratch) if geometry else None
+            return RenderResult(RenderStatus.OK, kept, chosen, "", quality, seconds, geometry=layout)
+    except Exception as error:  # noqa: BLE001 - the host's own side failed (a folder, a worker): a status, never a raise
+        message = f"RenderSandboxError: the host could not run or clean up the render ({type(error).__name__}: {error})"
+        return RenderResult(RenderStatus.SANDBOX_ERROR, None, scene, message, quality, time.monotonic() - started)
 
 
 def render(

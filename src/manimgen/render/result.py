@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 Geometry = list[dict[str, Any]]
+# What would steer a terminal or reorder what it shows: C0 controls but tab and newline, DEL, C1
+# (U+009B is a one-byte CSI), and the bidirectional marks, embeddings, overrides and isolates.
+UNSAFE_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """`text` with every unsafe character written as its escape (`\\u009b`), so it shows as written."""
+    return UNSAFE_CHARACTERS.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 class RenderStatus(StrEnum):
@@ -63,6 +72,10 @@ class RenderResult:
     seconds: float
     cached: bool = False
     geometry: Geometry | None = None
+
+    def __post_init__(self) -> None:
+        """The error text comes from the scene's own output: it reaches terminals and pages only as printable text."""
+        self.error_tail = printable(self.error_tail)
 
     @property
     def ok(self) -> bool:

@@ -8,7 +8,9 @@ Layers, strongest available first:
   the process tree dies with its parent;
 - unshare: no network and a private PID namespace, the filesystem as it is;
 - plain: resource limits only.
-In every mode: scenes run as an unprivileged user (`nobody`) when we are root; a wall-clock timeout
+In every mode: scenes run, when we are root, as an unprivileged uid of their own that nothing else on
+the machine uses (so what a render leaves charged to its uid, keys or inotify instances, is nobody
+else's); a wall-clock timeout
 that kills the whole process tree; per-process address-space, CPU, file-size, open-file and core
 limits; a memory and a process-count cap on the whole tree through a cgroup where one can be made
 (render/cgroups.py); a scratch folder whose size is a hard limit where a tmpfs can be mounted
@@ -20,10 +22,12 @@ from __future__ import annotations
 
 import functools
 import os
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,7 +42,12 @@ from manimgen.render.volume import Volume, hard_quota_available, unmount_stale
 GIB = 1 << 30
 MIB = 1 << 20
 ENV_PASSTHROUGH = ("LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TZ")
-UNPRIVILEGED = (65534, 65534)
+# Scene uids: drawn at random from a range systemd's table leaves unused (0x70000000-0x7FFDFFFF) and
+# never reused by this process, so no user, service or other render shares one.
+SCENE_UIDS = range(0x7000_0000, 0x7FFE_0000)
+# What a warm worker keeps to seal each render (render/worker.py): namespaces and tmpfs mounts, the
+# change to the render's uid, and killing what the render left. A render itself keeps none.
+SUPERVISOR_CAPS = ("sys_admin", "setuid", "setgid", "setpcap", "kill")
 # What a render reads besides the Python environment: programs and libraries, the TeX tree and its
 # generated formats, fonts and their caches, and the few /etc files the loader, TeX and fontconfig open.
 SYSTEM_VIEW = (
@@ -114,17 +123,30 @@ def detect_mode() -> SandboxMode:
     """The strongest isolation this machine allows, probed once per process."""
     if shutil.which("bwrap") and _works(["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]):
         return SandboxMode.BWRAP
-    if shutil.which("unshare") and _works(["unshare", "--net", "--pid", "--fork", "--kill-child", "--", "true"]):
+    if shutil.which("unshare") and _works(["unshare", "--net", "--pid", "--ipc", "--fork", "--kill-child", "--", "true"]):
         return SandboxMode.UNSHARE
     return SandboxMode.PLAIN
 
 
 @functools.cache
+def changes_user() -> bool:
+    """Whether scenes run as a uid of their own: only root can hand them one (through setpriv)."""
+    return os.geteuid() == 0 and shutil.which("setpriv") is not None
+
+
+_drawn_uids: set[int] = set()
+_drawing = threading.Lock()
+
+
 def scene_user() -> tuple[int, int] | None:
-    """The (uid, gid) scenes run as: `nobody` when we are root, else None (they keep our own user)."""
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+    """A fresh (uid, gid) for one render, never handed out before by this process; None when scenes keep our own user."""
+    if not changes_user():
         return None
-    return UNPRIVILEGED
+    with _drawing:
+        while (uid := SCENE_UIDS.start + secrets.randbelow(len(SCENE_UIDS))) in _drawn_uids:
+            pass
+        _drawn_uids.add(uid)
+    return uid, uid
 
 
 def scrubbed_env(scratch: Path) -> dict[str, str]:
@@ -202,23 +224,26 @@ def _root_view() -> tuple[str, ...]:
     return tuple(argv)
 
 
-def _bwrap_prefix(scratch: Path, limits: Limits) -> list[str]:
+def _bwrap_prefix(scratch: Path, limits: Limits, user: tuple[int, int] | None) -> list[str]:
     argv = ["bwrap", "--perms", "1777", "--size", str(limits.disk_bytes), "--tmpfs", "/tmp", *_root_view()]
     argv += ["--dev", "/dev", "--perms", "1777", "--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm", "--proc", "/proc"]
     argv += [*_parents(str(scratch), {"/tmp"}), "--bind", str(scratch), str(scratch), "--chdir", str(scratch), "--remount-ro", "/"]
     argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    if scene_user() is None:
+    if not changes_user():
         return [*argv, "--unshare-all", "--"]
     # No user namespace for root: in one, the scene's user would map back to host root.
     argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-    return [*argv, "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--"]
+    caps = ("setuid", "setgid", "setpcap") if user is not None else SUPERVISOR_CAPS
+    return [*argv, *(arg for cap in caps for arg in ("--cap-add", f"CAP_{cap.upper()}")), "--"]
 
 
-def _user_prefix() -> list[str]:
-    """Drop to the unprivileged user with no capability left, before anything of the render runs."""
-    user = scene_user()
-    if user is None:
+def _user_prefix(user: tuple[int, int] | None) -> list[str]:
+    """Drop to the render's own uid with no capability left, before anything of the render runs; a
+    supervisor (user None, as root) keeps only SUPERVISOR_CAPS."""
+    if not changes_user():
         return []
+    if user is None:
+        return ["setpriv", f"--bounding-set=-all,{','.join('+' + cap for cap in SUPERVISOR_CAPS)}", "--"]
     uid, gid = user
     return ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
 
@@ -243,9 +268,19 @@ def read_tail(handle: BinaryIO, max_bytes: int = TAIL_BYTES) -> str:
     return handle.read().decode("utf-8", errors="replace")
 
 
-def _tail(path: Path) -> str:
-    with path.open("rb") as handle:
-        return read_tail(handle)
+def full_log(out: BinaryIO, err: BinaryIO, limit: int) -> str | None:
+    """"stdout log" or "stderr log" when the render filled that log to the file-size limit (what it
+    printed after that was lost), else None."""
+    for name, handle in (("stdout", out), ("stderr", err)):
+        if os.fstat(handle.fileno()).st_size >= limit:
+            return f"{name} log"
+    return None
+
+
+def give(path: Path, user: tuple[int, int] | None) -> None:
+    """Hand a folder or file the host made to the render's user (None: it stays ours)."""
+    if user is not None:
+        os.chown(path, *user)
 
 
 def directory_size(root: Path, budget_entries: int = 100_000) -> int:
@@ -295,25 +330,28 @@ class Sandbox:
         self.mode = mode or detect_mode()
         sweep_stale()
 
-    def volume(self, path: Path) -> Volume:
-        """`path` made into a writable folder for the render's user, sized to the disk quota where possible."""
-        return Volume(path, self.limits.disk_bytes, scene_user())
-
-    def give(self, path: Path) -> None:
-        """Hand a folder or file the host made inside the scratch folder to the user scenes run as."""
-        user = scene_user()
-        if user is not None:
-            os.chown(path, *user)
+    def volume(self, path: Path, owner: tuple[int, int] | None) -> Volume:
+        """`path` made into a writable folder for `owner` (None: ourselves), sized to the disk quota where possible."""
+        return Volume(path, self.limits.disk_bytes, owner)
 
     def start(
-        self, argv: list[str], scratch: Path, *, stdin: int | IO[bytes], stdout: int | IO[bytes], stderr: int | IO[bytes]
+        self,
+        argv: list[str],
+        scratch: Path,
+        user: tuple[int, int] | None,
+        *,
+        stdin: int | IO[bytes],
+        stdout: int | IO[bytes],
+        stderr: int | IO[bytes],
     ) -> tuple[subprocess.Popen[bytes], RunCgroup]:
-        """Start `argv` inside the walls without waiting: one-shot renders and warm workers get the same ones.
+        """Start `argv` inside the walls without waiting, as `user` (from `scene_user()`), or with user
+        None as a supervisor that keeps only SUPERVISOR_CAPS: one-shot renders and warm workers get the
+        same walls otherwise.
 
         The caller watches the process and, when done, calls `kill_tree` as needed and `remove` on the cgroup.
         """
         cgroup = RunCgroup(self.limits.processes, self.limits.memory_bytes)
-        command = self._wrap(argv, scratch)
+        command = self._wrap(argv, scratch, user)
         if cgroup.procs_files:
             join = " && ".join(f'echo $$ > "${index + 1}"' for index in range(len(cgroup.procs_files)))
             command = ["sh", "-c", f'{join} && shift {len(cgroup.procs_files)} && exec "$@"', "sandbox", *map(str, cgroup.procs_files), *command]
@@ -332,44 +370,44 @@ class Sandbox:
             raise
         return process, cgroup
 
-    def run(self, argv: list[str], scratch: Path) -> Completed:
-        """Run `argv` with `scratch` as its only writable place; never raises for what the child does."""
+    def run(self, argv: list[str], scratch: Path, user: tuple[int, int] | None) -> Completed:
+        """Run `argv` as `user` with `scratch` as its only writable place; never raises for what the child does."""
         scratch = scratch.resolve()
         (scratch / "tmp").mkdir(parents=True, exist_ok=True)
-        self.give(scratch / "tmp")
+        give(scratch / "tmp", user)
         logs = scratch.parent / f".{scratch.name}.logs"
         logs.mkdir(exist_ok=True)
         cgroup: RunCgroup | None = None
         started = time.monotonic()
-        stdout_path, stderr_path = logs / "stdout", logs / "stderr"
         killed_by: str | None = None
         try:
-            with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
-                process, cgroup = self.start(argv, scratch, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+            with (logs / "stdout").open("w+b") as out, (logs / "stderr").open("w+b") as err:
+                try:
+                    process, cgroup = self.start(argv, scratch, user, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+                except OSError as error:
+                    return Completed(None, "sandbox", "", f"sandbox could not start: {error}", time.monotonic() - started)
                 killed_by = self.watch(lambda seconds: _exited(process, seconds), scratch, started)
                 if killed_by:
                     kill_tree(process, cgroup)
                 returncode = process.wait()
                 if killed_by is None and cgroup.oom_kills():
                     killed_by = "memory"
-        except OSError as error:
-            return Completed(None, "sandbox", "", f"sandbox could not start: {error}", time.monotonic() - started)
+                killed_by = killed_by or full_log(out, err, self.limits.file_size_bytes)
+                stdout_tail, stderr_tail = read_tail(out), read_tail(err)
         finally:
             if cgroup is not None:
                 cgroup.remove()
-        seconds = time.monotonic() - started
+            shutil.rmtree(logs, ignore_errors=True)
         signal_number = signal_of(returncode, self.mode)
         returncode = -signal_number if signal_number else returncode
-        result = Completed(returncode, killed_by, _tail(stdout_path), _tail(stderr_path), seconds)
-        shutil.rmtree(logs, ignore_errors=True)
-        return result
+        return Completed(returncode, killed_by, stdout_tail, stderr_tail, time.monotonic() - started)
 
-    def _wrap(self, argv: list[str], scratch: Path) -> list[str]:
-        inner = _user_prefix() + _limit_prefix(self.limits) + argv
+    def _wrap(self, argv: list[str], scratch: Path, user: tuple[int, int] | None) -> list[str]:
+        inner = _user_prefix(user) + _limit_prefix(self.limits) + argv
         if self.mode is SandboxMode.BWRAP:
-            return _bwrap_prefix(scratch, self.limits) + inner
+            return _bwrap_prefix(scratch, self.limits, user) + inner
         if self.mode is SandboxMode.UNSHARE:
-            return ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", "--", *inner]
+            return ["unshare", "--net", "--pid", "--ipc", "--fork", "--kill-child", "--mount-proc", "--", *inner]
         return inner
 
     def watch(
@@ -416,7 +454,6 @@ def protections() -> list[tuple[str, bool, str, str]]:
     """Each wall of the sandbox, for `doctor`: (name, whether it is up here, what it is, how to raise it)."""
     mode = detect_mode()
     controllers = cgroups.active()
-    user = scene_user()
     as_root = "run manimgen as root"
     return [
         (
@@ -431,9 +468,17 @@ def protections() -> list[tuple[str, bool, str, str]]:
         ),
         (
             "scene user",
-            user is not None or os.geteuid() != 0,
-            f"nobody (uid {user[0]}), no capability" if user else f"uid {os.geteuid()}, the invoking user",
+            changes_user() or os.geteuid() != 0,
+            "a uid of its own per render, never reused, no capability" if changes_user() else f"uid {os.geteuid()}, the invoking user",
             "apt-get install -y util-linux (for setpriv)",
+        ),
+        (
+            "warm renders",
+            warm_sealed(mode),
+            "each on a fresh /tmp, /dev/shm, IPC namespace, keyring and uid"
+            if warm_sealed(mode)
+            else "off: every render starts a fresh sandbox (about 1 s slower)",
+            as_root,
         ),
         (
             "memory cap",
@@ -454,3 +499,9 @@ def protections() -> list[tuple[str, bool, str, str]]:
             as_root,
         ),
     ]
+
+
+def warm_sealed(mode: SandboxMode | None = None) -> bool:
+    """Whether a warm worker can seal each render as a fresh sandbox is sealed: it needs root (to give
+    each render its own namespaces, tmpfs mounts and uid) and a namespaced sandbox to hold it."""
+    return changes_user() and (mode or detect_mode()) is not SandboxMode.PLAIN

@@ -9,11 +9,12 @@ unmounted (lazily, so a process still inside cannot keep it) when the render is 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
 import re
-import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from manimgen.render.cgroups import process_alive
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
 MNT_DETACH = 0x2
+MAX_INODES = 65536
 # A render's volume sits in a folder named after the process that made it: manimgen-render-PID-… or manimgen-warm-PID-….
 OWNED_FOLDER = re.compile(r"^(?P<folder>.*/manimgen-(?:render|warm)-(?P<pid>\d+)-[^/]+)/(?:scratch|root/jobs)$")
 
@@ -30,9 +32,10 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _mount_tmpfs(path: Path, size_bytes: int, owner: tuple[int, int]) -> None:
+def mount_tmpfs(path: Path, size_bytes: int, owner: tuple[int, int], mode: str = "0755") -> None:
+    """A tmpfs of `size_bytes` (and at most MAX_INODES files) on `path`, owned by `owner`."""
     uid, gid = owner
-    options = f"size={size_bytes},nr_inodes=65536,mode=0755,uid={uid},gid={gid}".encode()
+    options = f"size={size_bytes},nr_inodes={MAX_INODES},mode={mode},uid={uid},gid={gid}".encode()
     if _libc().mount(b"tmpfs", os.fsencode(path), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
         error = ctypes.get_errno()
         raise OSError(error, f"cannot mount a tmpfs on {path}: {os.strerror(error)}")
@@ -47,7 +50,7 @@ def hard_quota_available() -> bool:
     """Whether this process can mount a sized tmpfs (probed once, on a throwaway folder)."""
     probe = Path(tempfile.mkdtemp(prefix="manimgen-probe-"))
     try:
-        _mount_tmpfs(probe, 1 << 20, (os.getuid(), os.getgid()))
+        mount_tmpfs(probe, 1 << 20, (os.getuid(), os.getgid()))
     except OSError:
         return False
     else:
@@ -66,7 +69,20 @@ def unmount_stale() -> None:
             continue
         if not process_alive(int(match["pid"])):
             _unmount(Path(fields[1]))
-            shutil.rmtree(match["folder"], ignore_errors=True)
+            with contextlib.suppress(OSError):
+                remove_tree(Path(match["folder"]))
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a folder a scene may have written into, however deep, wide or oddly linked its tree.
+
+    Python 3.11's `shutil.rmtree` recurses and raises RecursionError past ~1000 levels, which a scene
+    can build in a second; GNU rm walks any depth without recursing and follows no link. OSError
+    when something is left.
+    """
+    done = subprocess.run(["rm", "-rf", "--", str(path)], capture_output=True, stdin=subprocess.DEVNULL)
+    if done.returncode != 0 or os.path.lexists(path):
+        raise OSError(f"could not remove {path}: {done.stderr.decode(errors='replace').strip()[:200]}")
 
 
 class Volume:
@@ -77,7 +93,7 @@ class Volume:
         self.hard = hard_quota_available()
         path.mkdir(parents=True, exist_ok=True)
         if self.hard:
-            _mount_tmpfs(path, size_bytes, owner or (os.getuid(), os.getgid()))
+            mount_tmpfs(path, size_bytes, owner or (os.getuid(), os.getgid()))
         elif owner is not None:
             os.chown(path, *owner)
 

@@ -1,13 +1,20 @@
-"""Warm workers: Manim imported once per sandboxed worker, then one fork per render.
+"""Warm workers: Manim imported once per sandboxed worker, then one sealed fork per render.
 
 A fresh render spends most of its time importing Manim. A `WarmWorker` starts the same sandbox a
 fresh render gets (same mode, limits, scrubbed environment and process cgroup), runs
-render/worker.py in it, and hands it one render at a time. Each render gets a fresh scratch folder
-on the worker's quota volume and a pair of log files beside it (outside the quota, so a render that
-fills its disk still leaves its traceback); both are emptied after every render. The wall timeout
+render/worker.py in it as a supervisor, and hands it one render at a time. Each render gets a uid of
+its own and a fresh scratch folder on the worker's quota volume, which the host makes, hands to that
+uid and opens before the render (render/handover.py), in a folder the render cannot write (so it
+cannot rename or replace its own); the worker seals the rest (render/worker.py). Its two log files
+lie outside the quota, so a render that fills its disk still leaves its traceback. After each render
+the host deletes its scratch folder and logs whatever the render built there. The wall timeout
 (counted from the request, not from the worker's start-up) is watched here, and so is the disk quota
-where it is not a sized tmpfs; a worker that runs out of either, dies, or cannot clean up after a
-render is killed with its whole process tree and replaced by a new one at the next render.
+where it is not a sized tmpfs; a worker that runs out of either, dies, cannot seal or clean up after
+a render is killed with its whole process tree and replaced by a new one at the next render, and the
+render is reported with a named status.
+
+Sealing needs root (sandbox.warm_sealed); elsewhere render/pool.py's `runner_for` hands out fresh
+sandboxes instead.
 """
 
 from __future__ import annotations
@@ -18,7 +25,6 @@ import itertools
 import json
 import os
 import select
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,8 +37,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from manimgen.render.cgroups import RunCgroup
-from manimgen.render.sandbox import Completed, Limits, Sandbox, SandboxMode, kill_tree, python_paths, read_tail
-from manimgen.render.volume import Volume
+from manimgen.render.handover import Scratch, opened, parse_json
+from manimgen.render.sandbox import Completed, Limits, Sandbox, full_log, give, kill_tree, read_tail, scene_user
+from manimgen.render.volume import Volume, remove_tree
 
 WORKER_MODULE = "manimgen.render.worker"
 # The worker's own CPU time (~7 ms per render) counts against the per-process CPU limit it runs under.
@@ -40,15 +47,8 @@ RENDERS_PER_WORKER = 1000
 CLOSE_WAIT_S = 5.0
 # Start-up (sandbox plus Manim import, ~2 s on an idle machine) is not render time; this only catches a hung worker.
 START_TIMEOUT_S = 120.0
-PRIVATE_TMPFS = ("/tmp", "/dev/shm")
-
-
-def _empty(folder: Path) -> None:
-    for entry in folder.iterdir():
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
+# Outside /tmp, which each render gets a fresh one of: the worker's folder must stay in view under it.
+HOME_PARENT = Path("/var/tmp")
 
 
 class WorkerUnavailable(Exception):
@@ -83,34 +83,39 @@ class WarmWorker:
 
     @property
     def root(self) -> Path:
-        """The folder the worker sees: `jobs` (the quota volume) for each render's scratch, `logs` for its output."""
+        """The folder the worker sees: `jobs` (the quota volume) for each render's scratch, `logs` for its output.
+
+        Both belong to the host: a render can write only inside its own folder of `jobs`.
+        """
         if self._home is None:
-            self._home = Path(tempfile.mkdtemp(prefix=f"manimgen-warm-{os.getpid()}-")).resolve()
+            parent = HOME_PARENT if HOME_PARENT.is_dir() else None
+            self._home = Path(tempfile.mkdtemp(prefix=f"manimgen-warm-{os.getpid()}-", dir=parent)).resolve()
+            self._home.chmod(0o711)
             (self._home / "root" / "logs").mkdir(parents=True)
-            self._volume = self._sandbox.volume(self._home / "root" / "jobs")
+            self._volume = self._sandbox.volume(self._home / "root" / "jobs", None)
         return self._home / "root"
 
     @contextmanager
-    def scratch(self) -> Iterator[Path]:
-        scratch = self.root / "jobs" / f"job-{next(self._job_numbers)}"
-        scratch.mkdir()
-        self._sandbox.give(scratch)
+    def scratch(self) -> Iterator[Scratch]:
+        user = scene_user()
+        path = self.root / "jobs" / f"job-{next(self._job_numbers)}"
+        path.mkdir(mode=0o700)
+        give(path, user)
         try:
-            yield scratch
+            with opened(path, user) as scratch:
+                yield scratch
         finally:
-            _empty(self.root / "jobs")
-            _empty(self.root / "logs")
+            self._clean(path)
 
-    def run_child(self, child_args: list[str], scratch: Path) -> Completed:
+    def run_child(self, child_args: list[str], scratch: Scratch) -> Completed:
         started = time.monotonic()
-        (scratch / "tmp").mkdir(exist_ok=True)
-        self._sandbox.give(scratch / "tmp")
+        (scratch.path / "tmp").mkdir(exist_ok=True)
+        give(scratch.path / "tmp", scratch.user)
         logs = self.root / "logs"
-        with (logs / f"{scratch.name}.stdout").open("w+b") as out, (logs / f"{scratch.name}.stderr").open("w+b") as err:
-            for log in (out, err):
-                self._sandbox.give(Path(log.name))
+        with (logs / f"{scratch.path.name}.stdout").open("w+b") as out, (logs / f"{scratch.path.name}.stderr").open("w+b") as err:
+            request = {"args": child_args, "scratch": str(scratch.path), "stdout": out.name, "stderr": err.name, "user": scratch.user}
             try:
-                self._send({"args": child_args, "scratch": str(scratch), "stdout": out.name, "stderr": err.name})
+                self._send(request)
             except WorkerUnavailable as error:
                 return Completed(None, "sandbox", "", str(error), time.monotonic() - started)
             assert self._cgroup is not None
@@ -123,15 +128,16 @@ class WarmWorker:
             reply = None if killed_by else self._take_line()
             if killed_by is None and self._cgroup.oom_kills() > oom_kills:
                 killed_by = "memory"
+            killed_by = killed_by or full_log(out, err, self.limits.file_size_bytes)
             stdout_tail, stderr_tail = read_tail(out), read_tail(err)
         seconds = time.monotonic() - started
         if killed_by is not None:
             self._discard()
             return Completed(None, killed_by, stdout_tail, stderr_tail, seconds)
-        if reply is None:
+        if reply is None or not reply["sealed"]:
             self._discard()
-            lost = f"{stderr_tail}\nRenderWorkerError: the warm render worker exited during the render"
-            return Completed(None, "sandbox", stdout_tail, lost, seconds)
+            what = "exited during the render" if reply is None else "could not seal the render"
+            return Completed(None, "sandbox", stdout_tail, f"{stderr_tail}\nRenderWorkerError: the warm render worker {what}", seconds)
         self._renders += 1
         if not reply["clean"] or self._renders >= RENDERS_PER_WORKER:
             self._discard()
@@ -144,11 +150,25 @@ class WarmWorker:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._process.wait(timeout=CLOSE_WAIT_S)
         self._discard()
+        self._give_back_home()
+
+    def _clean(self, scratch: Path) -> None:
+        """Delete a render's folder and logs; a worker whose folders cannot be cleaned is replaced whole."""
+        try:
+            remove_tree(scratch)
+            for log in (self.root / "logs").iterdir():
+                log.unlink()
+        except OSError:
+            self._discard()
+            self._give_back_home()
+
+    def _give_back_home(self) -> None:
         if self._volume is not None:
             self._volume.close()
             self._volume = None
         if self._home is not None:
-            shutil.rmtree(self._home, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                remove_tree(self._home)
             self._home = None
 
     def _send(self, request: dict[str, Any]) -> None:
@@ -166,17 +186,12 @@ class WarmWorker:
     def _start(self) -> None:
         """Start a worker and wait until Manim is imported; the render's own timeout starts after that."""
         root = self.root
-        (root / "tmp").mkdir(exist_ok=True)
-        self._sandbox.give(root / "tmp")
         argv = [sys.executable, "-m", WORKER_MODULE, "--limits", json.dumps(asdict(self.limits))]
-        if self._sandbox.mode is SandboxMode.BWRAP:
-            argv += [arg for folder in PRIVATE_TMPFS if os.path.isdir(folder) for arg in ("--wipe", folder)]
-            argv += [arg for path in (str(root), *python_paths()) for arg in ("--keep", path)]
         assert self._home is not None
         self._errors = (self._home / "worker.stderr").open("w+b")
         try:
             self._process, self._cgroup = self._sandbox.start(
-                argv, root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errors
+                argv, root, None, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errors
             )
         except OSError as error:
             self._discard()
@@ -203,13 +218,11 @@ class WarmWorker:
     def _take_line(self) -> dict[str, Any] | None:
         """The worker's next message; None when it is gone or said something that is not one of its messages."""
         line, newline, self._pending = self._pending.partition(b"\n")
-        try:
-            message = json.loads(line) if newline else None
-        except ValueError:
-            return None
+        message = parse_json(line) if newline else None
         if message == {"ready": True}:
             return message
-        valid = isinstance(message, dict) and isinstance(message.get("returncode"), int) and isinstance(message.get("clean"), bool)
+        fields = {"returncode": int, "clean": bool, "sealed": bool}
+        valid = isinstance(message, dict) and all(isinstance(message.get(name), kind) for name, kind in fields.items())
         return message if valid else None
 
     def _discard(self) -> None:

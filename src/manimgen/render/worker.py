@@ -21,7 +21,6 @@ import ctypes
 import json
 import os
 import resource
-import shutil
 import signal
 import sys
 import tempfile
@@ -33,17 +32,52 @@ from typing import IO, Any
 from manimgen.manim_import import manim
 from manimgen.render import child
 from manimgen.render.sandbox import Limits, scrubbed_env
+from manimgen.render.volume import mount_tmpfs
 
 PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+MS_REC = 0x4000
+MS_PRIVATE = 0x40000
 STRAY_ROUNDS = 200
 EXIT_SETUP_FAILED = 70
+# Each render's private tmpfs folders: (path, which Limits field sizes it).
+PRIVATE_TMPFS = (("/tmp", "disk_bytes"), ("/dev/shm", "shm_bytes"))
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _checked(result: int, what: str) -> None:
+    if result != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
 
 
 def _prctl(option: int, value: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(option, value, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), f"prctl({option}) failed")
+    _checked(_libc.prctl(option, value, 0, 0, 0), f"prctl({option})")
+
+
+def _seal(user: tuple[int, int], limits: Limits) -> None:
+    """In the forked child, while still the worker's root: namespaces and tmpfs folders of the render's
+    own, the OOM killer's first pick, then the render's uid with no capability left."""
+    _checked(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+    _checked(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making mounts private")
+    for folder, size_field in PRIVATE_TMPFS:
+        if os.path.isdir(folder):
+            mount_tmpfs(Path(folder), getattr(limits, size_field), (0, 0), mode="1777")
+    Path("/proc/self/oom_score_adj").write_text("1000")
+    last_cap = int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+    for cap in range(last_cap + 1):
+        _prctl(PR_CAPBSET_DROP, cap)
+    uid, gid = user
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    _prctl(PR_SET_DUMPABLE, 1)
 
 
 def _rlimits(limits: Limits) -> dict[int, int]:
@@ -71,6 +105,8 @@ def _become_render(job: dict[str, Any], limits: Limits, channels: list[IO[str]])
     _redirect(0, os.devnull, os.O_RDONLY)
     _redirect(1, job["stdout"], os.O_WRONLY | os.O_APPEND)
     _redirect(2, job["stderr"], os.O_WRONLY | os.O_APPEND)
+    uid, gid = job["user"]
+    _seal((int(uid), int(gid)), limits)
     scratch = Path(job["scratch"])
     os.chdir(scratch)
     os.environ.clear()
@@ -80,21 +116,29 @@ def _become_render(job: dict[str, Any], limits: Limits, channels: list[IO[str]])
         resource.setrlimit(kind, (value, value))
 
 
-def _render(job: dict[str, Any], limits: Limits, channels: list[IO[str]]) -> int:
-    """Fork, run the child in the fork, and return its exit status as Popen.returncode would."""
+def _render(job: dict[str, Any], limits: Limits, channels: list[IO[str]]) -> tuple[int, bool]:
+    """Fork, run the child in the fork; its exit status as Popen.returncode would give it, and whether
+    it was sealed before the render's code ran (said on a pipe the render's code never holds)."""
     sys.stdout.flush()
     sys.stderr.flush()
+    sealed_read, sealed_write = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
+            os.close(sealed_read)
             _become_render(job, limits, channels)
+            os.write(sealed_write, b"1")
+            os.close(sealed_write)
             child.run(job["args"])
         except BaseException:  # noqa: BLE001 - nothing may return into the worker's loop from a fork
             traceback.print_exc()
         finally:
             os._exit(EXIT_SETUP_FAILED)
+    os.close(sealed_write)
     _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
+    with os.fdopen(sealed_read, "rb") as said:
+        sealed = said.read(1) == b"1"
+    return os.waitstatus_to_exitcode(status), sealed
 
 
 def _descendants() -> set[int]:
@@ -136,25 +180,6 @@ def kill_strays() -> bool:
     return False
 
 
-def wipe(directory: Path, keep: set[Path]) -> None:
-    """Empty `directory` except the mounts in `keep` and the folders on the way to them."""
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return
-    for entry in entries:
-        path = Path(entry.path)
-        if path in keep:
-            continue
-        if any(kept.is_relative_to(path) for kept in keep):
-            wipe(path, keep)
-        elif entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                path.unlink()
-
-
 def _send(channel: IO[str], message: dict[str, Any]) -> None:
     channel.write(json.dumps(message) + "\n")
     channel.flush()
@@ -163,15 +188,12 @@ def _send(channel: IO[str], message: dict[str, Any]) -> None:
 def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="manimgen-render-worker")
     parser.add_argument("--limits", required=True, help="the per-render Limits as JSON")
-    parser.add_argument("--wipe", action="append", default=[], help="a private tmpfs to empty after each render")
-    parser.add_argument("--keep", action="append", default=[], help="a mount inside a --wipe folder to leave alone")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str]) -> None:
     args = _parse_args(argv)
     limits = Limits(**json.loads(args.limits))
-    keep = {Path(path) for path in args.keep}
     _prctl(PR_SET_DUMPABLE, 0)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
@@ -181,11 +203,9 @@ def main(argv: list[str]) -> None:
     manim()
     _send(replies, {"ready": True})
     for line in requests:
-        returncode = _render(json.loads(line), limits, [requests, replies])
+        returncode, sealed = _render(json.loads(line), limits, [requests, replies])
         clean = kill_strays()
-        for directory in args.wipe:
-            wipe(Path(directory), keep)
-        _send(replies, {"returncode": returncode, "clean": clean})
+        _send(replies, {"returncode": returncode, "clean": clean, "sealed": sealed})
 
 
 if __name__ == "__main__":
