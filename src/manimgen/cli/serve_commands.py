@@ -6,40 +6,48 @@ import ipaddress
 import os
 import secrets
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
+from rich.console import Console
 from rich.text import Text
 
 from manimgen.cli.app import app, console, fail
 from manimgen.cli.choices import model_help, strategy_help
 
 DEFAULT_ROOT = Path("runs") / "serve"
+MCP_ROOT = Path("runs") / "mcp"
 TOKEN_ENV = "MANIMGEN_TOKEN"
+TOKENLESS_HOSTS = (ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1"))
 
-RootOption = Annotated[Path, typer.Option("--root", help="folder for the job store and every job's video, code and trace")]
-ModelOption = Annotated[Optional[str], typer.Option("--model", help=f"the default model: {model_help()}")]
+RootOption = Annotated[Path, typer.Option("--root", help="folder for the job store and every job's video, code and trace (one server per root)")]
+ModelOption = Annotated[Optional[str], typer.Option("--model", help=f"the default model (callers may pick it): {model_help()}")]
 StrategyOption = Annotated[Optional[str], typer.Option("--strategy", help=f"the default strategy: {strategy_help()}")]
+AllowOption = Annotated[
+    Optional[list[str]],
+    typer.Option("--allow-model", metavar="SPEC", help="one more model callers may pick, besides the embedded ones and --model (repeatable)"),
+]
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+def _needs_token(host: str) -> bool:
+    """The documented rule: every bind but 127.0.0.1 and ::1 needs a token, another loopback address
+    (127.0.0.2) or a name (localhost) included."""
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(host) not in TOKENLESS_HOSTS
     except ValueError:
-        return False
+        return True
 
 
 @app.command()
 def serve(
-    host: Annotated[str, typer.Option(help="address to bind; anything but loopback requires a token")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(help="address to bind; anything but 127.0.0.1 or ::1 requires a token")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
     root: RootOption = DEFAULT_ROOT,
     workers: Annotated[int, typer.Option(min=1, help="jobs run at once (each model is loaded once and shared)")] = 1,
     model: ModelOption = None,
+    allow_model: AllowOption = None,
     strategy: StrategyOption = None,
-    token: Annotated[Optional[str], typer.Option(help=f"the token every API request must carry (default: ${TOKEN_ENV}, else a new one when not on loopback)")] = None,
+    token: Annotated[Optional[str], typer.Option(help=f"the token every API request must carry (default: ${TOKEN_ENV}, else a new one when not on 127.0.0.1 or ::1)")] = None,
 ) -> None:
     """The web page and the HTTP job API: type a sentence, watch its rounds, get the video and its code."""
     import uvicorn
@@ -48,10 +56,10 @@ def serve(
     from manimgen.serve.engine import JobEngine, JobError
 
     token = token or os.environ.get(TOKEN_ENV) or None
-    if not _is_loopback(host) and not token:
+    if _needs_token(host) and not token:
         token = secrets.token_urlsafe(24)
     try:
-        engine = JobEngine(root, workers=workers, **_defaults(model, strategy))
+        engine = JobEngine(root, workers=workers, **_options(model, allow_model, strategy))
     except JobError as error:
         fail(str(error))
     if engine.interrupted:
@@ -70,8 +78,9 @@ def serve(
 
 @app.command()
 def mcp(
-    root: RootOption = DEFAULT_ROOT,
+    root: RootOption = MCP_ROOT,
     model: ModelOption = None,
+    allow_model: AllowOption = None,
     strategy: StrategyOption = None,
 ) -> None:
     """An MCP server on stdio: tools to generate an animation, render or lint a scene, list models and strategies."""
@@ -79,9 +88,10 @@ def mcp(
     from manimgen.serve.mcp_server import create_mcp_server
 
     try:
-        engine = JobEngine(root, **_defaults(model, strategy))
-    except JobError as error:
-        fail(str(error))
+        engine = JobEngine(root, **_options(model, allow_model, strategy))
+    except JobError as error:  # stdout carries the MCP protocol, so the one-line error goes to stderr
+        Console(stderr=True).print(Text.assemble(("error:", "red"), " ", str(error)), soft_wrap=True)
+        raise typer.Exit(code=2) from None
     engine.start()
     try:
         create_mcp_server(engine).run("stdio")
@@ -89,5 +99,7 @@ def mcp(
         engine.close()
 
 
-def _defaults(model: str | None, strategy: str | None) -> dict[str, str]:
-    return {key: value for key, value in (("default_model", model), ("default_strategy", strategy)) if value}
+def _options(model: str | None, allow_model: list[str] | None, strategy: str | None) -> dict[str, Any]:
+    """The engine's keyword arguments for the options given."""
+    options: dict[str, Any] = {key: value for key, value in (("default_model", model), ("default_strategy", strategy)) if value}
+    return {**options, "allowed_models": allow_model or ()}

@@ -4,18 +4,19 @@
     POST /api/render                {code, quality?, sentence?} -> 201 a job rendering that code
     GET  /api/jobs                  recent jobs, newest first
     GET  /api/jobs/{id}             the job
-    GET  /api/jobs/{id}/events      Server-Sent Events: status changes and rounds, from Last-Event-ID
+    GET  /api/jobs/{id}/events      Server-Sent Events: status changes, stages and rounds, from Last-Event-ID
     GET  /api/jobs/{id}/video       the MP4 (or PNG of a still scene)
     GET  /api/jobs/{id}/poster      a PNG of the video's last frame
     GET  /api/jobs/{id}/code        the scene's .py
     GET  /api/jobs/{id}/trace       every round as JSON
     POST /api/jobs/{id}/cancel      stop it (queued: at once; running: when its current round ends)
     POST /api/jobs/{id}/retry       a new job with the same inputs
-    GET  /api/options               models, strategies and qualities to choose from
+    GET  /api/options               the allowed models, strategies and qualities to choose from
     GET  /                          the page; /docs the OpenAPI documentation
 
-With a token, every /api request must carry it (`Authorization: Bearer TOKEN`); the page asks for it
-once. Request bodies are capped at `MAX_BODY` bytes.
+With a token, every /api request must carry it (`Authorization: Bearer TOKEN`, the scheme in any
+case); the page asks for it once. Request bodies are capped at `MAX_BODY` bytes, counted as they
+arrive (a chunked body declares no length). No error answer echoes the request body.
 """
 
 from __future__ import annotations
@@ -23,51 +24,106 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from manimgen.agent import strategy_summaries
-from manimgen.llm import MODELS
 from manimgen.render.result import DEFAULT_QUALITY, QUALITIES
 from manimgen.serve.engine import MAX_CODE, MAX_SENTENCE, JobEngine, JobError
 from manimgen.serve.jobs import Job
 
 MAX_BODY = MAX_CODE + 16 * 1024
+MAX_NAME = 1000
 EVENT_POLL_S = 0.3
 
 
 class JobRequest(BaseModel):
     sentence: str = Field(max_length=MAX_SENTENCE, description="what the animation should show")
-    model: str | None = Field(None, description="a registry name or model spec (default: the server's)")
-    strategy: str | None = Field(None, description="an agent strategy (default: the server's)")
-    quality: str = Field(DEFAULT_QUALITY, description="the final render's quality; the search renders at low")
+    model: str | None = Field(None, max_length=MAX_NAME, description="one of the allowed models in GET /api/options (default: the server's)")
+    strategy: str | None = Field(None, max_length=MAX_NAME, description="an agent strategy (default: the server's)")
+    quality: str = Field(DEFAULT_QUALITY, max_length=MAX_NAME, description="the final render's quality; the search renders at low")
 
 
 class RenderRequest(BaseModel):
     code: str = Field(max_length=MAX_CODE, description="a Manim scene file")
-    quality: str = DEFAULT_QUALITY
+    quality: str = Field(DEFAULT_QUALITY, max_length=MAX_NAME)
     sentence: str = Field("", max_length=MAX_SENTENCE, description="what the scene is meant to show (kept with the job)")
+
+
+class BodyTooLarge(HTTPException):
+    """Raised from `receive` once a body passes the cap; FastAPI answers it like any HTTPException."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the request body is over {limit} bytes")
+
+
+class Guard:
+    """ASGI middleware in front of the app: the token on /api requests, and the body cap, by the
+    declared Content-Length at once, else by counting bytes as they arrive (a chunked body declares
+    none). Plain ASGI, so a refusal raised from `receive` reaches FastAPI as itself."""
+
+    def __init__(self, app: ASGIApp, token: str | None, limit: int) -> None:
+        self.app = app
+        self.token = token
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await _too_large(self.limit)(scope, receive, send)
+            return
+        if self.token and request.url.path.startswith("/api/") and not _authorised(request, self.token):
+            detail = "this server needs its token: send the header Authorization: Bearer TOKEN"
+            await JSONResponse({"detail": detail}, status_code=401)(scope, receive, send)
+            return
+        size = 0
+        started = False
+
+        async def counting() -> Message:
+            nonlocal size
+            message = await receive()
+            size += len(message.get("body", b""))
+            if size > self.limit:
+                raise BodyTooLarge(self.limit)
+            return message
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counting, sending)
+        except BodyTooLarge:
+            if started:
+                raise
+            await _too_large(self.limit)(scope, receive, send)
 
 
 def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
     """The app; `token`, when given, is required on every /api request."""
     app = FastAPI(title="manimgen", description="A sentence to a Manim video: jobs, their rounds, their videos.", version="1")
 
-    @app.middleware("http")
-    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return JSONResponse({"detail": f"the request body is over {MAX_BODY} bytes"}, status_code=413)
-        if token and request.url.path.startswith("/api/") and not _authorised(request, token):
-            return JSONResponse({"detail": "this server needs its token: send the header Authorization: Bearer TOKEN"}, status_code=401)
-        return await call_next(request)
+    app.add_middleware(Guard, token=token, limit=MAX_BODY)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        """Where the input is wrong and how, never the input itself (FastAPI's default echoes it)."""
+        problems = [{"loc": list(problem.get("loc", ())), "msg": problem.get("msg", "")} for problem in error.errors()]
+        return JSONResponse({"detail": problems}, status_code=422)
 
     @app.post("/api/jobs", status_code=201)
     def create_job(body: JobRequest) -> dict[str, Any]:
@@ -135,7 +191,7 @@ def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
     @app.get("/api/options")
     def options() -> dict[str, Any]:
         return {
-            "models": list(MODELS),
+            "models": engine.allowed_models,
             "default_model": engine.default_model,
             "strategies": strategy_summaries(),
             "default_strategy": engine.default_strategy,
@@ -149,8 +205,14 @@ def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
 
 
 def _authorised(request: Request, token: str) -> bool:
-    given = request.headers.get("authorization", "").removeprefix("Bearer ").strip() or request.query_params.get("token", "")
-    return hmac.compare_digest(given.encode(), token.encode())
+    """The header's Bearer token (the scheme is case-insensitive, as HTTP's are), else `?token=`."""
+    scheme, _, value = request.headers.get("authorization", "").strip().partition(" ")
+    given = value.strip() if scheme.lower() == "bearer" else ""
+    return hmac.compare_digest((given or request.query_params.get("token", "")).encode(), token.encode())
+
+
+def _too_large(limit: int) -> JSONResponse:
+    return JSONResponse({"detail": f"the request body is over {limit} bytes"}, status_code=413)
 
 
 def _found(engine: JobEngine, job_id: str) -> Job:

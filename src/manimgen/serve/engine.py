@@ -1,33 +1,44 @@
 """The job engine behind `manimgen serve` and `manimgen mcp`: a queue of jobs run by a bounded number
 of worker threads, persisted in the job store, cancellable, each round streamed as an event.
 
-One model object per spec per process (loaded on first use, shared by the workers: the llama.cpp
-provider serialises calls to one model), one warm sandboxed render pool for every job. A job's files
-live in `<root>/jobs/<id>/`: `scene.py`, `scene.mp4` (or `.png` for a still scene) and
-`scene.trace.json`. Cancelling a running job takes effect when its current model call or render
-ends (a round is the unit of work).
+A caller picks among the models the operator allowed (the embedded ones, the default and those given
+at start-up), never a spec of its own: a spec says how code is loaded (`py:MODULE:FUNCTION` imports
+and runs it, `openai:URL` sends the API key to URL). One model object per spec (loaded on first use,
+shared by the workers: the llama.cpp provider serialises calls to one model), at most `max_models`
+loaded at once; one warm sandboxed render pool for every job. One engine owns a root: it holds a lock
+on it for its lifetime. A job's files live in `<root>/jobs/<id>/`: `scene.py`, `scene.mp4` (or `.png`
+for a still scene) and `scene.trace.json`. Cancelling a running job takes effect when its current
+model call or render ends (a round is the unit of work); a `stage` event says which one is under way.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 import threading
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 from manimgen.agent import Round, list_strategies
 from manimgen.agent.search_strategies import DEFAULT_STRATEGY
 from manimgen.agent.strategies import DEFAULT_SAMPLING
-from manimgen.llm import DEFAULT_MODEL, LLMError, load_model, parse_spec
-from manimgen.llm.base import LLM
-from manimgen.render import RenderPool
-from manimgen.render.result import DEFAULT_QUALITY, QUALITIES
-from manimgen.serve.jobs import CANCELLED, DONE, FAILED, RUNNING, Job, JobStore, new_id
+from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, load_model, parse_spec
+from manimgen.llm.base import LLM, ChatResult, Message, Sampling, accepts_images
+from manimgen.render import Renderer, RenderJob, RenderPool
+from manimgen.render.result import DEFAULT_QUALITY, QUALITIES, RenderResult
+from manimgen.serve.jobs import CANCELLED, DONE, FAILED, INTERRUPTED, INTERRUPTED_MESSAGE, RUNNING, Job, JobStore, new_id
 from manimgen.serve.produce import Request, failure, last_line, place, produce, render_code
 
 MAX_SENTENCE = 1000
 MAX_CODE = 64 * 1024
+MAX_MODELS = 2
+LOCK_NAME = "engine.lock"
 ERROR_LINE = re.compile(r"^\s*[\w.]*(Error|Exception|Interrupt|Exit)\b.*")
+WRITING, RENDERING = "writing the scene", "rendering"
 
 
 class JobError(ValueError):
@@ -51,22 +62,35 @@ class JobEngine:
         default_model: str = DEFAULT_MODEL,
         default_strategy: str = DEFAULT_STRATEGY,
         max_tokens: int = DEFAULT_SAMPLING.max_tokens,
+        allowed_models: Iterable[str] = (),
+        max_models: int = MAX_MODELS,
     ) -> None:
         if workers < 1:
             raise JobError(f"workers must be at least 1, got {workers}")
-        self.root = root
-        self.store = JobStore(root)
-        self.interrupted = self.store.mark_interrupted()
-        self.default_model = default_model
+        if max_models < 1:
+            raise JobError(f"max_models must be at least 1, got {max_models}")
+        self.default_model = default_model.strip()
+        self.allowed_models = allowed(self.default_model, allowed_models)
         self.default_strategy = default_strategy
         self.max_tokens = max_tokens
+        self.root = root
+        self._lock = lock_root(root)
+        try:
+            self.store = JobStore(root)
+            self.interrupted = self.store.mark_interrupted()
+            self._renderer = RenderPool(render_workers)
+        except BaseException:
+            self._lock.close()
+            raise
         self._llm_factory = llm_factory
+        self._max_models = max_models
         self._models: dict[str, LLM] = {}
+        self._in_use: Counter[str] = Counter()
         self._models_lock = threading.Lock()
+        self._running: set[str] = set()
         self._cancelled: set[str] = set()
         self._wake = threading.Condition()
         self._stopping = False
-        self._renderer = RenderPool(render_workers)
         self._threads = [threading.Thread(target=self._work, name=f"job-worker-{n}", daemon=True) for n in range(workers)]
 
     def start(self) -> JobEngine:
@@ -75,18 +99,25 @@ class JobEngine:
         return self
 
     def close(self) -> None:
+        """Stop the workers and release the root. A job asked to stop is cancelled at once; one still
+        running after the workers' grace is marked interrupted, so no job is left running."""
         with self._wake:
             self._stopping = True
             self._wake.notify_all()
+        for job_id in list(self._running & self._cancelled):
+            self._end(job_id, CANCELLED, error="cancelled while running")
         for thread in self._threads:
             if thread.is_alive():
                 thread.join(timeout=5)
+        for job_id in list(self._running):
+            self._end(job_id, INTERRUPTED, error=INTERRUPTED_MESSAGE)
         self._renderer.close()
         with self._models_lock:
             for llm in self._models.values():
                 llm.close()
             self._models.clear()
         self.store.close()
+        self._lock.close()
 
     # requests -------------------------------------------------------------------------------------
 
@@ -97,14 +128,10 @@ class JobEngine:
             raise JobError('the sentence is empty: describe the animation, e.g. "A blue circle turns into a red square"')
         if len(sentence) > MAX_SENTENCE:
             raise JobError(f"the sentence is {len(sentence)} characters; keep it under {MAX_SENTENCE}")
-        model = model or self.default_model
+        model = self._allowed((model or self.default_model).strip())
         strategy = strategy or self.default_strategy
-        try:
-            parse_spec(model)
-        except LLMError as error:
-            raise JobError(str(error)) from None
         if strategy not in list_strategies():
-            raise JobError(f"unknown strategy {strategy!r}; choose one of: {', '.join(list_strategies())}")
+            raise JobError(f"unknown strategy {quoted(strategy)}; choose one of: {', '.join(list_strategies())}")
         return self._queue(Job(new_id(), "generate", sentence, model, strategy, _quality(quality)))
 
     def submit_render(self, code: str, quality: str = DEFAULT_QUALITY, sentence: str = "") -> Job:
@@ -127,6 +154,8 @@ class JobEngine:
         job = self._job(job_id)
         if not job.finished:
             raise JobError(f"job {job_id} is {job.status}; retry a job once it has finished")
+        if job.kind == "generate":
+            self._allowed(job.model)
         fresh = Job(new_id(), job.kind, job.sentence, job.model, job.strategy, job.quality, code=job.code, retry_of=job.id)
         return self._queue(fresh)
 
@@ -135,6 +164,14 @@ class JobEngine:
 
     def job_dir(self, job_id: str) -> Path:
         return self.root / "jobs" / job_id
+
+    def _allowed(self, model: str) -> str:
+        if model not in self.allowed_models:
+            raise JobError(
+                f"model {quoted(model)} is not allowed on this server; choose one of: {', '.join(self.allowed_models)} "
+                "(its operator allows more with --allow-model)"
+            )
+        return model
 
     def _job(self, job_id: str) -> Job:
         job = self.store.get(job_id)
@@ -162,14 +199,16 @@ class JobEngine:
                     if not self._stopping:
                         self._wake.wait(timeout=1.0)
                 continue
-            self.store.emit(job.id, "status", {"status": RUNNING})
+            self._running.add(job.id)
             try:
+                self.store.emit(job.id, "status", {"status": RUNNING})
                 self._run(job)
             except JobCancelled:
                 self._end(job.id, CANCELLED, error="cancelled while running")
-            except Exception as error:  # a job's failure never stops the worker
-                self._end(job.id, FAILED, error=f"{type(error).__name__}: {error}")
+            except BaseException as error:  # whatever a job raises (SystemExit too) ends that job, never the worker
+                self._end(job.id, FAILED, error=one_line(error))
             finally:
+                self._running.discard(job.id)
                 self._cancelled.discard(job.id)
 
     def _run(self, job: Job) -> None:
@@ -178,6 +217,7 @@ class JobEngine:
             assert job.code is not None
             target.parent.mkdir(parents=True, exist_ok=True)
             target.with_suffix(".py").write_text(job.code, encoding="utf-8")
+            self.store.emit(job.id, "stage", {"stage": RENDERING, "rounds": 0})
             result = render_code(job.code, job.quality, self._renderer)
             self.store.emit(job.id, "render", {"status": result.status.value, "ok": result.ok, "error": None if result.ok else last_line(result)})
             if not result.ok:
@@ -185,16 +225,22 @@ class JobEngine:
                 return
             self._end(job.id, DONE, video=place(result, target).name, scene="scene.py")
             return
-        llm = self._model(job.model)
         request = Request(job.sentence, job.strategy, job.quality, max_tokens=self.max_tokens)
+        rounds = 0
+
+        def on_stage(stage: str) -> None:
+            self.store.emit(job.id, "stage", {"stage": stage, "rounds": rounds})
 
         def on_round(round_: Round) -> None:
-            self.store.update(job.id, rounds=round_.index + 1)
+            nonlocal rounds
+            rounds = round_.index + 1
+            self.store.update(job.id, rounds=rounds)
             self.store.emit(job.id, "round", round_event(round_))
             if job.id in self._cancelled:
                 raise JobCancelled
 
-        product = produce(llm, request, target, renderer=self._renderer, on_round=on_round)
+        with self._model(job.model) as llm:
+            product = produce(StagedLLM(llm, on_stage), request, target, renderer=StagedRenderer(self._renderer, on_stage), on_round=on_round)
         scene = product.code.name if product.code else None
         if product.ok:
             assert product.video is not None
@@ -202,15 +248,110 @@ class JobEngine:
         else:
             self._end(job.id, FAILED, error=product.error or failure(product.trace), scene=scene)
 
-    def _model(self, spec: str) -> LLM:
+    @contextmanager
+    def _model(self, spec: str) -> Iterator[LLM]:
+        """The loaded model for `spec`, loading it first (after closing idle ones to make room);
+        while a job uses it, it is not closed."""
         with self._models_lock:
-            if spec not in self._models:
-                self._models[spec] = self._llm_factory(spec)
-            return self._models[spec]
+            llm = self._models.pop(spec, None)
+            if llm is None:
+                self._evict(keep=self._max_models - 1)
+                llm = self._llm_factory(spec)
+            self._models[spec] = llm
+            self._in_use[spec] += 1
+        try:
+            yield llm
+        finally:
+            with self._models_lock:
+                self._in_use[spec] -= 1
+                self._evict(keep=self._max_models)
+
+    def _evict(self, keep: int) -> None:
+        """Close the least recently used models no job is using until at most `keep` are loaded."""
+        idle = [spec for spec in self._models if not self._in_use[spec]]
+        for spec in idle[: max(0, len(self._models) - keep)]:
+            self._models.pop(spec).close()
 
     def _end(self, job_id: str, status: str, **values: object) -> None:
         payload = {"status": status, **{key: value for key, value in values.items() if key in ("error", "video")}}
         self.store.finish(job_id, status, values, payload)
+
+
+class StagedLLM:
+    """A job's view of a shared model that tells the job's events when a call starts; closing the
+    model is the engine's business, not the job's."""
+
+    def __init__(self, llm: LLM, on_stage: Callable[[str], None]) -> None:
+        self.name = llm.name
+        self.accepts_images = accepts_images(llm)
+        self._llm = llm
+        self._on_stage = on_stage
+
+    def chat(self, messages: list[Message], n: int = 1, sampling: Sampling | None = None) -> ChatResult:
+        self._on_stage(WRITING)
+        return self._llm.chat(messages, n, sampling)
+
+    def close(self) -> None:
+        """Nothing: the engine closes the shared model."""
+
+
+class StagedRenderer:
+    """A job's view of the shared render pool that tells the job's events when a render starts."""
+
+    def __init__(self, renderer: Renderer, on_stage: Callable[[str], None]) -> None:
+        self._renderer = renderer
+        self._on_stage = on_stage
+
+    def render(self, job: RenderJob) -> RenderResult:
+        self._on_stage(RENDERING)
+        return self._renderer.render(job)
+
+    def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]:
+        self._on_stage(RENDERING)
+        return self._renderer.map(jobs, on_done)
+
+
+def allowed(default_model: str, extra: Iterable[str]) -> list[str]:
+    """The models callers may pick: the embedded ones, the default and the operator's; each must parse."""
+    models = list(dict.fromkeys([*MODELS, default_model, *(spec.strip() for spec in extra)]))
+    for spec in models:
+        try:
+            parse_spec(spec)
+        except LLMError as error:
+            raise JobError(str(error)) from None
+    return models
+
+
+def lock_root(root: Path) -> TextIO:
+    """An exclusive lock on `root`, held until the returned file is closed: a second engine on one job
+    store would mark the first one's running jobs interrupted and take its queued ones."""
+    root.mkdir(parents=True, exist_ok=True)
+    handle = (root / LOCK_NAME).open("a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip()
+        handle.close()
+        raise JobError(
+            f"another manimgen server{f' (process {holder})' if holder else ''} is using the job store in {root}; "
+            "stop it, or pass another --root"
+        ) from None
+    handle.truncate(0)
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
+
+
+def one_line(error: BaseException) -> str:
+    """`Type: first line of the message`, however the job failed."""
+    lines = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {lines[0]}"[:300] if lines else type(error).__name__
+
+
+def quoted(text: str) -> str:
+    """A caller's value in a message, cut short: a refusal names what was wrong without echoing it whole."""
+    return repr(text if len(text) <= 80 else text[:77] + "...")
 
 
 def round_event(round_: Round) -> dict[str, object]:
@@ -238,5 +379,5 @@ def first_error(feedback: str) -> str:
 
 def _quality(name: str) -> str:
     if name not in QUALITIES:
-        raise JobError(f"unknown quality {name!r}; choose one of: {', '.join(QUALITIES)}")
+        raise JobError(f"unknown quality {quoted(name)}; choose one of: {', '.join(QUALITIES)}")
     return name

@@ -3,8 +3,9 @@ what finished and knows what was cut short.
 
 A job is a sentence (or, for a re-render, scene code) with its model, strategy and quality. Its
 status moves queued → running → done | failed | cancelled; a job still `running` when a server
-starts was interrupted by the last one's end and is marked so (it can be retried). Events are
-numbered per job, so a client streaming them resumes from the last number it saw.
+starts was interrupted by the last one's end and is marked so (it can be retried). A finished job's
+row is final: every write says so in its SQL. Events are numbered per job, so a client streaming
+them resumes from the last number it saw.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ STORE_NAME = "jobs.sqlite"
 QUEUED, RUNNING, DONE, FAILED, CANCELLED, INTERRUPTED = "queued", "running", "done", "failed", "cancelled", "interrupted"
 FINISHED = (DONE, FAILED, CANCELLED, INTERRUPTED)
 INTERRUPTED_MESSAGE = "the server stopped while this job ran; retry it"
+UNFINISHED = f"status NOT IN ({', '.join(repr(status) for status in FINISHED)})"
+"""The SQL condition every write to a job's row carries: a finished job is never changed again."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -99,11 +102,16 @@ def new_id() -> str:
 
 
 class JobStore:
-    """Thread-safe access to the jobs file (one connection, a lock, WAL)."""
+    """Thread-safe access to the jobs file (one connection, a lock, WAL).
+
+    Once closed, a job's writes (`update`, `emit`, `finish`) are dropped: a worker still inside a
+    model call when its engine closed ends later, after the engine marked its job interrupted.
+    """
 
     def __init__(self, root: Path) -> None:
         root.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._closed = False
         self._conn = sqlite3.connect(root / STORE_NAME, check_same_thread=False, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
         self._conn.execute("PRAGMA journal_mode=WAL")
@@ -111,6 +119,7 @@ class JobStore:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             self._conn.close()
 
     def add(self, job: Job) -> Job:
@@ -131,9 +140,11 @@ class JobStore:
         return [Job(**dict(row)) for row in rows]
 
     def update(self, job_id: str, **values: Any) -> None:
+        """Change a job that has not finished; a finished job's row is final."""
         assignments = ", ".join(f"{name} = ?" for name in values)
         with self._lock:
-            self._conn.execute(f"UPDATE jobs SET {assignments} WHERE id = ?", [*values.values(), job_id])
+            if not self._closed:
+                self._conn.execute(f"UPDATE jobs SET {assignments} WHERE id = ? AND {UNFINISHED}", [*values.values(), job_id])
 
     def claim(self) -> Job | None:
         """The oldest queued job, marked running in the same transaction (no two workers take one job)."""
@@ -169,19 +180,27 @@ class JobStore:
             )
         return ids
 
-    def emit(self, job_id: str, kind: str, payload: dict[str, Any]) -> Event:
+    def emit(self, job_id: str, kind: str, payload: dict[str, Any]) -> None:
         with self._lock:
-            return self._emit(job_id, kind, payload)
+            if not self._closed:
+                self._emit(job_id, kind, payload)
 
-    def finish(self, job_id: str, status: str, values: dict[str, Any], payload: dict[str, Any]) -> None:
+    def finish(self, job_id: str, status: str, values: dict[str, Any], payload: dict[str, Any]) -> bool:
         """The job's final row and its last event in one transaction: a reader that sees the job
-        finished also sees that event."""
+        finished also sees that event. A job that has already finished keeps its row and gets no
+        event (False): its first end is its end."""
         assignments = ", ".join(f"{name} = ?" for name in ("status", "finished_at", *values))
         with self._lock:
+            if self._closed:
+                return False
             self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute(f"UPDATE jobs SET {assignments} WHERE id = ?", [status, now(), *values.values(), job_id])
-            self._emit(job_id, "status", payload)
+            cursor = self._conn.execute(
+                f"UPDATE jobs SET {assignments} WHERE id = ? AND {UNFINISHED}", [status, now(), *values.values(), job_id]
+            )
+            if cursor.rowcount == 1:
+                self._emit(job_id, "status", payload)
             self._conn.execute("COMMIT")
+        return cursor.rowcount == 1
 
     def _emit(self, job_id: str, kind: str, payload: dict[str, Any]) -> Event:
         seq = self._conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE job_id = ?", (job_id,)).fetchone()[0]

@@ -5,13 +5,18 @@
     lint_scene(code)                                              the static check the agent uses, with certain fixes
     list_models() / list_strategies()                             what the other tools accept
 
-A generate or render call waits for its job (reporting each round as progress) and returns the
-video's absolute path, the scene code and, when there is no video, why.
+A generate or render call waits for its job and returns the video's absolute path, the scene code
+and, when there is no video, why. While it waits it reports progress: each stage (the model writing,
+a render), each round, and every `PROGRESS_S` the stage under way with the seconds spent. A call
+that is cancelled, or whose client goes away, cancels its job. `model` is one of `list_models()`:
+what the operator allowed at start-up.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -19,12 +24,12 @@ from mcp.server.mcpserver import Context, MCPServer
 from manimgen.agent import strategy_summaries
 from manimgen.agent.autofix import autofix
 from manimgen.agent.lint import lint
-from manimgen.llm import DEFAULT_MODEL, MODELS
 from manimgen.render.result import DEFAULT_QUALITY
 from manimgen.serve.engine import JobEngine, JobError
-from manimgen.serve.jobs import Job
+from manimgen.serve.jobs import Event, Job
 
 POLL_S = 0.5
+PROGRESS_S = 2.0
 
 
 def create_mcp_server(engine: JobEngine) -> MCPServer:
@@ -34,7 +39,7 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
     async def generate_animation(
         description: str, model: str | None = None, strategy: str | None = None, quality: str = DEFAULT_QUALITY, ctx: Context | None = None
     ) -> dict[str, Any]:
-        """Write a Manim scene for the description with a local model, render it, and return the video path and code."""
+        """Write a Manim scene for the description with a model from list_models(), render it, and return the video path and code."""
         return await _finished(engine, lambda: engine.submit(description, model, strategy, quality), ctx)
 
     @server.tool()
@@ -55,8 +60,8 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
 
     @server.tool()
     def list_models() -> dict[str, Any]:
-        """Embedded models (run locally, nothing to download) and the default."""
-        return {"models": list(MODELS), "default": engine.default_model or DEFAULT_MODEL}
+        """The models this server allows (the embedded ones, run locally, and any its operator added) and the default."""
+        return {"models": engine.allowed_models, "default": engine.default_model}
 
     @server.tool()
     def list_strategies() -> dict[str, Any]:
@@ -66,22 +71,53 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
     return server
 
 
-async def _finished(engine: JobEngine, submit: Any, ctx: Context | None) -> dict[str, Any]:
+async def _finished(engine: JobEngine, submit: Callable[[], Job], ctx: Context | None) -> dict[str, Any]:
     try:
-        job: Job = submit()
+        job = submit()
     except JobError as error:
         return {"status": "refused", "error": str(error)}
-    seen = 0
+    try:
+        return await _follow(engine, job, ctx)
+    except BaseException:  # the call was cancelled or its client went away: nobody waits for the job
+        engine.cancel(job.id)
+        raise
+
+
+async def _follow(engine: JobEngine, job: Job, ctx: Context | None) -> dict[str, Any]:
+    """Wait for the job, reporting progress on each event and, between them, every `PROGRESS_S` the
+    stage under way again. The progress value counts the reports (it only grows, as MCP requires);
+    the message says what is happening and the seconds since the call began."""
+    started = time.monotonic()
+    seen, note, reports, reported = 0, "queued", 0, started
     while True:
+        notes = []
         for event in engine.store.events(job.id, seen):
             seen = event.seq
-            if ctx is not None and event.kind == "round":
-                payload = event.payload
-                await ctx.report_progress(payload["index"] + 1, message=f"round {payload['index'] + 1} {payload['kind']}: {payload['status']}")
+            notes.append(progress_note(event))
+        note = notes[-1] if notes else note
+        now = time.monotonic()
+        if not notes and now - reported >= PROGRESS_S:
+            notes.append(note)
+        if ctx is not None:
+            for message in notes:
+                reports, reported = reports + 1, now
+                await ctx.report_progress(reports, message=f"{message}; {now - started:.0f} s")
         current = engine.job(job.id)
         if current is not None and current.finished:
             return _result(engine, current)
         await asyncio.sleep(POLL_S)
+
+
+def progress_note(event: Event) -> str:
+    """What an event says about a job under way, in a few words."""
+    payload = event.payload
+    if event.kind == "stage":
+        return f"{payload['stage']} ({payload['rounds']} rounds done)"
+    if event.kind == "round":
+        return f"round {payload['index'] + 1} {payload['kind']}: {payload['status']}"
+    if event.kind == "render":
+        return f"render: {payload['status']}"
+    return str(payload.get("status", event.kind))
 
 
 def _result(engine: JobEngine, job: Job) -> dict[str, Any]:
