@@ -58,6 +58,8 @@ def run_checks() -> list[Check]:
 
 
 RENDER_CHECKS = ("manim", "latex", "dvisvgm", "cairo", "pango", "sandbox")
+# A node starts a worker and imports the render stack in seconds; minutes mean it cannot start one.
+NODE_CHECK_TIMEOUT_S = 120.0
 
 
 def render_stack_checks() -> list[Check]:
@@ -76,18 +78,31 @@ class NodeReport:
 
 def ray_node_checks(address: str) -> list[NodeReport]:
     """The render stack of every live node of the cluster at ADDRESS, checked on the node itself."""
+    from manimgen.render.ray_backend import RESOURCE, RayBackendError, connect
+
+    ray = connect(address)  # first: it sets what Ray reads when imported
+    from ray.exceptions import RayError
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    from manimgen.render.ray_backend import RESOURCE, connect
-
-    ray = connect(address)
     remote_checks = ray.remote(num_cpus=0)(render_stack_checks)
     nodes = [node for node in ray.nodes() if node.get("Alive")]
     pending = [
         remote_checks.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)).remote()
         for node in nodes
     ]
-    return [
-        NodeReport(f"{node['NodeManagerAddress']} {node['NodeID'][:8]}", node["Resources"].get(RESOURCE, 0.0), checks)
-        for node, checks in zip(nodes, ray.get(pending, timeout=300))
-    ]
+    _, late = ray.wait(pending, num_returns=len(pending), timeout=NODE_CHECK_TIMEOUT_S)
+    names = [f"{node['NodeManagerAddress']} {node['NodeID'][:8]}" for node in nodes]
+    if late:
+        silent = ", ".join(name for name, ref in zip(names, pending) if ref in late)
+        raise RayBackendError(
+            f"no answer from node {silent} of the Ray cluster at {address} within {NODE_CHECK_TIMEOUT_S:.0f} s; "
+            "see `ray status` and that node's logs (/tmp/ray/session_latest/logs)"
+        )
+    try:
+        answers = ray.get(pending)
+    except RayError as error:
+        raise RayBackendError(
+            f"a node of the Ray cluster at {address} could not run the check ({type(error).__name__}); "
+            f"see `ray status`, then rerun `manimgen doctor --ray {address}`"
+        ) from None
+    return [NodeReport(name, node["Resources"].get(RESOURCE, 0.0), checks) for name, node, checks in zip(names, nodes, answers)]

@@ -1,9 +1,10 @@
 """The renderer interface on a Ray cluster: warm sandboxed workers as Ray actors on the render nodes.
 
 Why Ray: placement by resources, node-failure detection and transport are Ray's; this module only
-maps the `Renderer` protocol onto it. Each actor holds one warm worker (render/warm.py) under the same
-sandbox and limits as a local pool, and needs one unit of the custom `manim` resource, which a node
-offers only when it has the render stack (`ray start --resources '{"manim": N}'`).
+maps the `Renderer` protocol onto it. Each actor holds one runner as a local pool does (a warm
+worker, render/warm.py, where the node can seal its renders), under the same sandbox and limits,
+and needs one unit of the custom `manim` resource, which a node offers only when it has the render
+stack (`ray start --resources '{"manim": N}'`).
 
 The caller keeps the content-addressed cache: a hit never leaves the machine; a miss goes to an idle
 actor, whose answer (status, scene, error tail, the output's bytes) is checked as if it came from the
@@ -14,6 +15,9 @@ result; the dead actor is replaced when the cluster has room for one.
 
 from __future__ import annotations
 
+import ipaddress
+import logging
+import os
 import queue
 import socket
 import tempfile
@@ -25,11 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from manimgen.render.cache import RenderCache, default_cache, render_key, uncached_store
-from manimgen.render.pool import RenderJob, map_in_turn, map_submitted
-from manimgen.render.renderer import render_on, render_uncached
+from manimgen.render.pool import RenderJob, map_in_turn, map_submitted, runner_for
+from manimgen.render.renderer import ChildRunner, render_on, render_uncached
 from manimgen.render.result import RenderResult, RenderStatus
 from manimgen.render.sandbox import Limits
-from manimgen.render.warm import WarmWorker
 from manimgen.syntax import defined_classes
 
 RESOURCE = "manim"
@@ -37,7 +40,19 @@ OUTPUT_SUFFIXES = (".mp4", ".png")
 MAX_TAIL_CHARS = 4000
 # Beyond the render's own wall limit: time for the actor's reply to cross the network.
 REPLY_GRACE_S = 60.0
-CONNECT_TIMEOUT_S = 5.0
+# The TCP probe and the head's first gRPC answer: a head that is up gives both within a second, loaded or not.
+CONNECT_TIMEOUT_S = 10.0
+# ray.init once the head has answered: joining takes seconds even on a loaded machine, while Ray retries
+# a head it cannot use (an address it rewrote, a token it lacks) for minutes.
+JOIN_TIMEOUT_S = 30.0
+# A render actor starts in seconds; a cluster that cannot place one would leave every render of a study
+# waiting out its whole timeout, retry after retry.
+PLACE_TIMEOUT_S = 60.0
+# Ray rewrites a loopback address to this machine's routable one unless this is 0 when `ray` is imported;
+# a cluster started on loopback listens there only.
+LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+# What every driver asks the head first (it takes no arguments): only a Ray head answers it.
+GCS_CLUSTER_ID = "/ray.rpc.NodeInfoGcsService/GetClusterId"
 
 
 class RayBackendError(RuntimeError):
@@ -48,7 +63,7 @@ class RenderActor:
     """One warm sandboxed worker on a render node (wrapped by `ray.remote` at connection time)."""
 
     def __init__(self, limits: Limits) -> None:
-        self._runner = WarmWorker(limits)
+        self._runner = runner_for(limits, warm=True)
         self._own = _OwnWorker(self._runner)
 
     def render(self, code: str, scene: str | None, quality: str, geometry: bool) -> tuple[dict[str, Any], bytes | None]:
@@ -70,7 +85,7 @@ class RenderActor:
 class _OwnWorker:
     """An actor's warm worker as a Renderer for work run on its node (`apply`), through the node's render cache."""
 
-    def __init__(self, runner: WarmWorker) -> None:
+    def __init__(self, runner: ChildRunner) -> None:
         self._runner = runner
 
     def render(self, job: RenderJob) -> RenderResult:
@@ -82,6 +97,7 @@ class _OwnWorker:
 
 def connect(address: str) -> Any:
     """The `ray` module, connected to the cluster at ADDRESS (`auto`, `HOST:PORT` or `ray://HOST:PORT`)."""
+    _keep_loopback(_host_port(address)[0])
     try:
         import ray
     except ImportError:
@@ -95,16 +111,34 @@ def connect(address: str) -> Any:
             )
     else:
         _check_reachable(address)
-        try:
-            ray.init(address=address, logging_level="warning", log_to_driver=False, configure_logging=False)
-        except (ConnectionError, ValueError, RuntimeError) as error:
-            raise RayBackendError(f"no Ray cluster at {address} ({error}); start one with `ray start --head` or check the address") from None
+        _join(ray, address)
     return ray
 
 
-def _check_reachable(address: str) -> None:
-    """Fail in seconds, with the fix, where Ray itself would retry an unreachable head for minutes."""
+def _host_port(address: str) -> tuple[str, str]:
+    """HOST and PORT of `HOST:PORT` or `ray://HOST:PORT` (an IPv6 host without its brackets); empty where absent."""
     host, _, port = address.removeprefix("ray://").rpartition(":")
+    return host.strip("[]"), port
+
+
+def _keep_loopback(host: str) -> None:
+    """Let a loopback address stay one: Ray rewrites it to this machine's routable address, where a cluster
+    started on loopback does not listen, and retries there for minutes. The setting acts only if `ray` is
+    not imported yet, and only changes which address Ray takes for this machine."""
+    if _is_loopback(host):
+        os.environ.setdefault(LOOPBACK_ENV, "0")
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_reachable(address: str) -> None:
+    """Fail in seconds, with the fix, where Ray itself would retry a head it cannot use for minutes."""
+    host, port = _host_port(address)
     if address == "auto" or not host or not port.isdigit():
         return
     try:
@@ -114,6 +148,87 @@ def _check_reachable(address: str) -> None:
             f"no Ray cluster answers at {address} ({error.strerror or error}); start one with `ray start --head --port {port}` "
             "or check the address"
         ) from None
+    if not address.startswith("ray://") and os.environ.get("RAY_USE_TLS", "0").lower() not in ("1", "true"):
+        _check_head(address)
+
+
+def _check_head(address: str) -> None:
+    """Ask for the cluster's id as Ray's first call does: something that is not a Ray head, or a head that
+    wants a token this process does not send, fails here at once rather than in Ray's retries."""
+    import grpc
+
+    with grpc.insecure_channel(address) as channel:
+        try:
+            channel.unary_unary(GCS_CLUSTER_ID)(b"", timeout=CONNECT_TIMEOUT_S)
+        except grpc.RpcError as error:
+            code = error.code()
+            if code != grpc.StatusCode.UNAUTHENTICATED:
+                raise RayBackendError(
+                    f"something answers at {address} but not as a Ray cluster's head ({code.name}); give the port the head "
+                    "was started with (`ray start --head --port PORT`)"
+                ) from None
+            if os.environ.get("RAY_AUTH_MODE", "").lower() != "token":
+                raise RayBackendError(
+                    f"the Ray cluster at {address} requires token authentication; set RAY_AUTH_MODE=token and its token "
+                    "(RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token)"
+                ) from None
+
+
+def _join(ray: Any, address: str) -> None:
+    """`ray.init`, given JOIN_TIMEOUT_S. Ray's retries cannot be interrupted, so the call runs in a daemon
+    thread that a process giving up leaves behind (a command then exits; a library caller gets the error)."""
+    from ray.exceptions import RayError
+
+    logging.getLogger("ray._private.worker").addFilter(_OFF_MAIN_THREAD_NOTE)
+    outcome: queue.SimpleQueue[BaseException | None] = queue.SimpleQueue()
+
+    def init() -> None:
+        try:
+            ray.init(address=address, logging_level="warning", log_to_driver=False, configure_logging=False)
+        except BaseException as error:  # handed to the waiting caller, which raises it
+            outcome.put(error)
+        else:
+            outcome.put(None)
+
+    threading.Thread(target=init, name="ray-join", daemon=True).start()
+    try:
+        error = outcome.get(timeout=JOIN_TIMEOUT_S)
+    except queue.Empty:
+        raise _unjoinable(address, f"no answer within {JOIN_TIMEOUT_S:.0f} s") from None
+    if isinstance(error, ValueError):
+        raise RayBackendError(f"{address} is not a Ray cluster address ({_first_line(error)}); give HOST:PORT, ray://HOST:PORT or auto") from None
+    if isinstance(error, ConnectionError) and address == "auto":
+        raise RayBackendError(f"no Ray cluster found here ({_first_line(error)}); start one with `ray start --head` or give its address") from None
+    if isinstance(error, (ConnectionError, RuntimeError, RayError)):  # a head was found; joining it failed
+        raise _unjoinable(address, _first_line(error)) from None
+    if error is not None:
+        raise error
+
+
+class _OffMainThreadNote(logging.Filter):
+    """Drops Ray's warning that `ray.init` ran off the main thread, as `_join` means it to: the driver then keeps
+    Python's own SIGTERM handling, which skips only Ray's tidy disconnect (the head notices the driver leave)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("SIGTERM handler is not set")
+
+
+_OFF_MAIN_THREAD_NOTE = _OffMainThreadNote()
+
+
+def _unjoinable(address: str, why: str) -> RayBackendError:
+    """The head answered, yet this process could not join: a driver must run on a node of the cluster (Ray looks
+    for one on this machine), keep a loopback address loopback, and send the token if the cluster wants one."""
+    if _is_loopback(_host_port(address)[0]):
+        fix = f"for a cluster on this machine, set {LOOPBACK_ENV}=0 before `ray` is imported (docs/scale-out.md)"
+    else:
+        fix = f"run this on one of its nodes (`ray start --address {address}` here first)"
+    return RayBackendError(f"could not join the Ray cluster at {address} ({why}); {fix}, with RAY_AUTH_MODE=token and its token if it uses tokens")
+
+
+def _first_line(error: BaseException) -> str:
+    """Ray's errors can carry whole log excerpts; a one-line message keeps their first line."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 class RayRenderer:
@@ -150,14 +265,31 @@ class RayRenderer:
         self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._live = 0
-        for _ in range(self.workers):
-            self._add_actor()
+        self._await_placement([self._add_actor() for _ in range(self.workers)], address)
         self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="ray-render")
 
-    def _add_actor(self) -> None:
+    def _add_actor(self) -> Any:
         with self._lock:
             self._live += 1
-        self._idle.put(self._actor_class.remote(self.limits))
+        actor = self._actor_class.remote(self.limits)
+        self._idle.put(actor)
+        return actor
+
+    def _await_placement(self, actors: list[Any], address: str) -> None:
+        """Fail, with the fix, where the cluster does not start these actors within PLACE_TIMEOUT_S (it offers
+        `manim` units but no CPU beside them, or another run holds them)."""
+        from ray.exceptions import GetTimeoutError
+
+        try:
+            self._ray.get([actor.__ray_ready__.remote() for actor in actors], timeout=PLACE_TIMEOUT_S)
+        except GetTimeoutError:
+            for actor in actors:
+                self._ray.kill(actor, no_restart=True)
+            raise RayBackendError(
+                f"the Ray cluster at {address} did not start {len(actors)} render actors (one CPU and one `{RESOURCE}` unit "
+                f"each) within {PLACE_TIMEOUT_S:.0f} s; free the units another run holds, or give render nodes CPUs "
+                "(`ray start --num-cpus N`)"
+            ) from None
 
     def _lose(self, actor: Any) -> None:
         """Forget an actor that died (or hung); start a replacement when a `manim` unit is free for it."""
