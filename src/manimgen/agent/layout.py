@@ -124,9 +124,10 @@ def _span(low: float, high: float) -> str:
 
 
 def visible_entries(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
-    """Visible entries with a box, each object once; texts inside a background grid are the grid's business."""
+    """Visible entries with a box, each object once; texts inside a background grid are the grid's business,
+    and the shapes recorded inside a group are the group's."""
     listed = snapshot.get("mobjects")
-    entries = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+    entries = [e for e in listed if isinstance(e, dict) and not e.get("member")] if isinstance(listed, list) else []
     backgrounds = {_identity(e) for e in entries if e.get("class") in BACKGROUND_CLASSES}
     seen: set[str] = set()
     kept = []

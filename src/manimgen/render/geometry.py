@@ -1,12 +1,16 @@
-"""Record a scene's geometry while it renders: what is on screen, where, at the end of every play/wait.
+"""Record a scene's timeline while it renders: what is on screen, where and how it looks, and what was
+played, at the end of every play/wait.
 
 Runs inside the sandboxed render child, only when the render asks for it. The recorder wraps the
 scene's `play`, `wait` and `add` on the instance; after each outermost `play`/`wait` it stores one
-snapshot: the camera's frame and, for every top-level mobject and every text or formula inside one,
-its class, its variable name in the scene code (`title`, `self.axes`, `labels[2]`, `group[0][1]`)
-where one can be found, its bounding box in frame coordinates and whether it is visible. A scene
-that never animates gets one snapshot of its final state. The snapshots go to a JSON file in the
-render's scratch folder, which the parent reads back into `RenderResult.geometry`.
+snapshot: the animations that call played (class, what they animated, into what, run time), the
+camera's frame and, for every top-level mobject, every shape inside a plain group and every text or
+formula inside one, its class, its variable name in the scene code (`title`, `self.axes`,
+`labels[2]`, `group[0][1]`) where one can be found, its bounding box in frame coordinates, whether it
+is visible, its drawing order (z index) and what it looks like (render/appearance.py: colours,
+outline, the values a number line or axes span). A scene that never animates gets one snapshot of
+its final state. The snapshots go to a JSON file in the render's scratch folder, which the parent
+reads back into `RenderResult.geometry`.
 
 Boxes are measured where the camera draws them: a 3D camera's projection and mobjects fixed in the
 frame are honoured, and a moving camera's frame is the frame. Names come from the scene code's own
@@ -24,15 +28,21 @@ from typing import Any
 
 import numpy as np
 
+from manimgen.render.appearance import animation_record, colours, outline, scales
 from manimgen.render.handover import Scratch, parse_json, read_inside
 from manimgen.render.protocol import GEOMETRY_FILE
 
 MAX_SNAPSHOTS = 200
 MAX_ENTRIES = 300
-MAX_TEXT_CHARS = 60
+MAX_TEXT_CHARS = 120
 MAX_FILE_BYTES = 16 << 20
 MAX_CODE_FRAMES = 64
-GEOMETRY_VERSION = 2
+MAX_MEMBERS = 64
+MAX_ANIMATIONS = 50
+GEOMETRY_VERSION = 3
+GROUP_CLASSES = frozenset({"VGroup", "Group", "VDict"})
+"""Containers whose members are what the viewer sees (a grid of squares); other compound mobjects
+(axes, matrices, charts) are recorded whole."""
 
 
 def _text_classes() -> tuple[type, ...]:
@@ -98,7 +108,7 @@ class GeometryRecorder:
                 self._depth -= 1
             if self._depth == 0:
                 self.calls += 1
-                self._record(kind)
+                self._record(kind, list(getattr(self.scene, "animations", None) or []) if kind == "play" else [])
             return returned
 
         return timed
@@ -172,24 +182,44 @@ class GeometryRecorder:
         low, high = stacked.min(axis=0), stacked.max(axis=0)
         return [round(float(v), 4) for v in (*low, *high)]
 
-    def _entry(self, mobject: Any, name: str | None, parent: int | None) -> dict[str, Any] | None:
+    def _entry(self, mobject: Any, name: str | None, parent: int | None, member: bool = False) -> dict[str, Any] | None:
         from manim import VMobject
 
         members = _drawn_members(mobject)
         if not members:
             return None
         visible = [member for member in members if _is_visible(member)]
-        return {
+        entry = {
             "id": id(mobject),
             "name": name,
             "class": type(mobject).__name__,
             "text": _text_of(mobject) if isinstance(mobject, self._text_classes) else None,
             "is_text": isinstance(mobject, self._text_classes),
             "parent": parent,
+            "member": member,
             "vector": isinstance(mobject, VMobject),
             "visible": bool(visible),
             "box": self._box(visible or members),
+            "z_index": round(float(getattr(mobject, "z_index", 0.0)), 3),
+            **colours(visible or members),
         }
+        if not entry["is_text"]:
+            entry.update(outline(mobject))
+        entry.update(scales(mobject))
+        return entry
+
+    def _shapes_inside(self, mobject: Any, name: str | None) -> list[tuple[Any, str | None]]:
+        """The shapes a plain group holds (its own groups opened in turn), named by the group's path when
+        the code named none; texts come through `_texts_inside`."""
+        found: list[tuple[Any, str | None]] = []
+        stack = [(child, f"{name}[{index}]" if name else None) for index, child in enumerate(mobject.submobjects)]
+        while stack and len(found) < MAX_MEMBERS:
+            child, path = stack.pop(0)
+            if type(child).__name__ in GROUP_CLASSES:
+                stack += [(grand, f"{path}[{index}]" if path else None) for index, grand in enumerate(child.submobjects)]
+            elif not isinstance(child, self._text_classes):
+                found.append((child, self._names.get(id(child), path)))
+        return found
 
     def _texts_inside(self, mobject: Any, name: str | None) -> list[tuple[Any, str | None]]:
         """Texts and formulas nested in a group, named by the group's path when the code named none."""
@@ -203,16 +233,16 @@ class GeometryRecorder:
                 stack += [(grand, f"{path}[{index}]" if path else None) for index, grand in enumerate(child.submobjects)]
         return found
 
-    def _record(self, kind: str) -> None:
+    def _record(self, kind: str, animations: list[Any]) -> None:
         """Take a snapshot; a failure to measure stops the recording but never the render."""
         if self.failed:
             return
         try:
-            self._snapshot(kind)
+            self._snapshot(kind, animations)
         except Exception:  # noqa: BLE001 - scene code may leave any state behind; geometry is optional
             self.failed = True
 
-    def _snapshot(self, kind: str) -> None:
+    def _snapshot(self, kind: str, animations: list[Any]) -> None:
         self._refresh_names()
         entries: list[dict[str, Any]] = []
         seen: set[int] = set()
@@ -225,6 +255,12 @@ class GeometryRecorder:
                 continue
             seen.add(id(mobject))
             entries.append(entry)
+            if entry["class"] in GROUP_CLASSES:
+                for shape, shape_name in self._shapes_inside(mobject, name):
+                    inner = self._entry(shape, shape_name, id(mobject), member=True) if id(shape) not in seen else None
+                    if inner is not None:
+                        seen.add(id(shape))
+                        entries.append(inner)
             if not entry["is_text"]:
                 for text, text_name in self._texts_inside(mobject, name):
                     inner = self._entry(text, text_name, id(mobject)) if id(text) not in seen else None
@@ -237,6 +273,7 @@ class GeometryRecorder:
                 "kind": kind,
                 "time": round(float(self.scene.renderer.time), 4),
                 "frame": [round(float(v), 4) for v in self._frame_box()],
+                "animations": [record for animation in animations for record in animation_record(animation, self._names)][:MAX_ANIMATIONS],
                 "mobjects": entries[:MAX_ENTRIES],
             }
         )
@@ -246,7 +283,7 @@ class GeometryRecorder:
     def finish(self) -> None:
         """After a successful render: a static scene gets its one snapshot, then the JSON is written."""
         if self.calls == 0:
-            self._record("end")
+            self._record("end", [])
         if self.failed:
             return
         snapshots = self.snapshots

@@ -1,0 +1,420 @@
+"""The checklist of a sentence from the words whose meaning is certain: numbers, colours, quoted
+text, shape nouns, formulas, and the verbs of change around them.
+
+Each rule reads one construction ("a number line from 0 to 10", "three blue squares", "turns red",
+"rotates by 45 degrees", "one after another") and adds the requirement it states; nothing is
+guessed from context, because a requirement the sentence did not ask for sends the search after
+the wrong scene. What no rule reads is left out (or to a model, checks/plan.py), and a person can
+edit the list before anything is checked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from manimgen.checks.colours import COLOUR_WORD, colour_word
+from manimgen.checks.requirements import Checklist, Requirement
+
+NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12,
+}  # fmt: skip
+COUNT_WORD = r"\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+COLOUR = COLOUR_WORD.pattern[2:-2]
+# shape word (singular) -> the kind the checker knows
+SHAPES: dict[str, str] = {
+    "circle": "circle", "square": "square", "triangle": "triangle", "rectangle": "rectangle", "dot": "dot", "point": "dot",
+    "line": "line", "arrow": "arrow", "vector": "arrow", "star": "star", "hexagon": "hexagon", "pentagon": "pentagon",
+    "octagon": "octagon", "polygon": "polygon", "ellipse": "ellipse", "box": "box", "bar": "bar", "ball": "ball", "block": "box",
+    "node": "node", "number line": "number line", "axes": "axes", "number plane": "axes", "coordinate plane": "axes",
+    "coordinate grid": "axes", "parabola": "curve", "curve": "curve", "matrix": "matrix",
+}  # fmt: skip
+ADJECTIVE = (
+    r"(?:(?:small|large|big|tiny|little|thin|thick|long|short|solid|filled|hollow|dashed|regular|right|equilateral|unit|new|single"
+    rf"|horizontal|vertical|equal|different|stacked|empty|\w+-sided|(?!(?:{COLOUR})\b)\w+ed)\s+)*"
+)
+NUMBER = r"-?\d+(?:\.\d+)?(?:\s*π)?|-?π"
+MATH_SIGN = re.compile(r"[=^×÷]|\d[a-z]|\b[a-z]\s*[-+*/]\s*\w|\b(?:sin|cos|tan|ln|log|sqrt)\(")
+FORMULA = re.compile(r"(?<![\w^])((?:[A-Za-z]\w*\s*=\s*)?[-\w().|√π]+(?:\s*[-+×÷*/^=]\s*[-\w().|√π]+)+|(?:sin|cos|tan|ln|log|sqrt)\([a-z]\))")
+QUOTED = re.compile(r"""(?<![\w'])'([^'\n]{1,60})'(?![\w'])|"([^"\n]{1,60})"|“([^”\n]{1,60})”""")
+NAMED_FORMULAS = {
+    "quadratic formula": "x = (-b ± √(b^2 - 4ac))/2a",
+    "pythagorean theorem": "a^2 + b^2 = c^2",
+    "euler's identity": "e^(iπ) + 1 = 0",
+}
+SHOWING = re.compile(r"\b(writ\w*|show\w*|display\w*|label\w*|equation|formula|identity|transform\w*|expand\w*|factor\w*|solve|derivative|integral)\b", re.I)
+SEQUENCE_WORDS = re.compile(r"\b(one after (?:another|the other)|one by one|one at a time|in turn|one (?:step|line) (?:per|at a) (?:line|time))\b", re.I)
+NOT_OBJECTS = re.compile(
+    r"\bdot product\b|\bone line at a time\b|\bper line\b|\bsame line\b|\bnumber line\b|\bpoints? where\b|\bfrom an? point\b"
+    r"|\bcorners of an? \w+|\b(?:nodes|dots|points) (in an? \w+)",
+    re.I,
+)
+
+
+def plural(word: str) -> str:
+    if word == "matrix":
+        return "matrices"
+    return word + "es" if word.endswith(("x", "s")) else word + "s"
+
+
+SHAPE_WORD = "|".join(sorted([*SHAPES, *(plural(word) for word in SHAPES if word != "axes")], key=len, reverse=True))
+SHAPE = re.compile(rf"\b(?:(?P<count>{COUNT_WORD})\s+)?{ADJECTIVE}(?:(?P<colour>{COLOUR})\s+)?{ADJECTIVE}(?P<shape>{SHAPE_WORD})\b", re.I)
+
+
+def shape_kind(word: str | None) -> str | None:
+    lowered = (word or "").lower()
+    return next((kind for singular, kind in SHAPES.items() if lowered in (singular, plural(singular))), None)
+
+
+def number(text: str) -> float | None:
+    """A sentence's number ("-3", "0.5", "2π", "-π") as a float."""
+    cleaned = text.replace(" ", "").lower().replace("pi", "π")
+    try:
+        if "π" in cleaned:
+            factor = cleaned.replace("π", "")
+            return {"": 1.0, "-": -1.0}.get(factor, float(factor) if factor not in ("", "-") else 1.0) * 3.141592653589793
+        return float(cleaned)
+    except ValueError:
+        return None
+
+
+def extract(sentence: str) -> Checklist:
+    """Every requirement the rules read in `sentence`, in the order of the rules; a vaguer repeat of one
+    already found (the same object without its colour) is left out."""
+    found: list[Requirement] = []
+    for rule in RULES:
+        for requirement in rule(sentence):
+            if not any(_covers(kept, requirement) for kept in found):
+                found = [kept for kept in found if not _covers(requirement, kept)] + [requirement]
+    return Checklist(sentence=sentence, requirements=found)
+
+
+def _covers(a: Requirement, b: Requirement) -> bool:
+    """Whether `a` asks for everything `b` does (and maybe more)."""
+    if a.kind != b.kind:
+        return False
+    fields_a, fields_b = a.model_dump(exclude={"phrase"}), b.model_dump(exclude={"phrase"})
+    return all(value in (None, [], fields_a[name]) for name, value in fields_b.items())
+
+
+def _article(word: str) -> str:
+    if word in ("axes",):
+        return "the"
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+# --- rules --------------------------------------------------------------------------------------
+
+
+def objects(sentence: str) -> list[Requirement]:
+    """Shape nouns with their count and colour: "three blue squares", "a red dot", "two rows of five circles"."""
+    found = []
+    blocked = [match.span(match.lastindex or 0) for match in NOT_OBJECTS.finditer(sentence)]
+    for match in SHAPE.finditer(sentence):
+        kind = shape_kind(match["shape"])
+        if kind is None or _is_reference(sentence, match) or any(start <= match.start("shape") < end for start, end in blocked):
+            if not (kind == "number line" and match["shape"].lower() == "number line"):
+                continue
+        count = _count(match["count"])
+        grid = re.search(rf"\b(?P<rows>{COUNT_WORD})\s+rows?\s+(?:and|by|of)\s+(?:(?P<columns>{COUNT_WORD})\s+columns?\s+of\s+)?$", sentence[: match.start()], re.I)
+        if grid:
+            count = (_count(grid["rows"]) or 1) * (_count(grid["columns"]) or count or 1)
+        if re.search(r"\b\d+\s+by\s+$", sentence[: match.start("count") if match["count"] else match.start()]):
+            count = None
+        if count is None and match["shape"].lower() not in SHAPES:
+            count = 2 if not re.search(r"\b(?:its|the|each|all|of)\s+$", sentence[: match.start()], re.I) else None
+        colour = colour_word(match["colour"]) if match["colour"] else _colour_after(sentence, match.end())
+        noun = match["shape"].lower()
+        words = [str(count) if count and count > 1 else _article(colour or noun), colour or "", noun]
+        found.append(
+            Requirement(
+                kind="object", phrase=" ".join(word for word in words if word), what=kind, count=count if count and count > 1 else None, colour=colour
+            )
+        )
+    return found
+
+
+def _is_reference(sentence: str, match: re.Match[str]) -> bool:
+    """ "the line y = x" names a plotted line, "the point (0, 1)" a place, "the vector (2, 1)" an arrow another rule reads."""
+    after = sentence[match.end() : match.end() + 12]
+    return match["shape"].lower() in ("point", "points", "line", "lines", "vector", "vectors") and bool(re.match(r"\s*(?:\(|y\s*=|[a-z]\s*=)", after))
+
+
+def _count(word: str | None) -> int | None:
+    if word is None:
+        return None
+    lowered = word.lower()
+    return int(lowered) if lowered.isdigit() else NUMBER_WORDS.get(lowered)
+
+
+def _colour_after(sentence: str, position: int) -> str | None:
+    """ "…(3, 2) in green", "… in blue": a colour named just after the object."""
+    match = re.match(rf"[^,.;]{{0,30}}?\bin\s+({COLOUR})\b", sentence[position:], re.I)
+    return colour_word(match[1]) if match else None
+
+
+def vectors(sentence: str) -> list[Requirement]:
+    """ "the vector (2, 1)", "their sum (3, 2) in green": an arrow from the origin ending at those values."""
+    found = []
+    for match in re.finditer(r"\b(?P<noun>vectors?|sum|result|arrow)\s*\((?P<x>-?\d+(?:\.\d+)?),\s*(?P<y>-?\d+(?:\.\d+)?)\)", sentence, re.I):
+        if match["noun"].lower() == "result" and not re.search(r"\bvector", sentence, re.I):
+            continue
+        colour = _colour_after(sentence, match.end())
+        at = [float(match["x"]), float(match["y"])]
+        phrase = f"an arrow to ({match['x']}, {match['y']})" + (f" in {colour}" if colour else "")
+        found.append(Requirement(kind="object", phrase=phrase, what="arrow", colour=colour, at=at))
+    return found
+
+
+def texts(sentence: str) -> list[Requirement]:
+    """Quoted texts, the labels a sentence names ("labelled A, B, C and D", "label the chord AB"), and the
+    letters or numbers it lists for nodes or cells ("root A and children B, C and D", "the array 2, 6, 4, 8")."""
+    found = [
+        Requirement(kind="text", phrase=f'the text "{text}" is shown', text=text)
+        for match in QUOTED.finditer(sentence)
+        if (text := next(group for group in match.groups() if group))
+    ]
+    for match in re.finditer(r"\blabel(?:l?ed|s)?\s+(?:it\s+|them\s+|each\s+\w+\s+|the\s+\w+\s+)?(?P<labels>[^.;]+)", sentence, re.I):
+        found += [Requirement(kind="text", phrase=f'the label "{label}" is shown', text=label) for label in _listed(match["labels"])]
+    for match in re.finditer(r"\b(?:root|nodes?|children|child|leaves|array|numbers|keys|list|values)\s+(?P<items>(?:-?\d+|[A-Z])(?:\s*,\s*(?:-?\d+|[A-Z]))*(?:,?\s+and\s+(?:-?\d+|[A-Z]))?)\b", sentence):
+        found += [Requirement(kind="text", phrase=f'"{item}" is shown', text=item) for item in re.findall(r"-?\d+|[A-Z]", match["items"])]
+    for match in re.finditer(r"\b(?:its value|the result|the sum|the area|equals?|to get)\s*,?\s*(?P<value>-?\d+(?:\.\d+)?|\(-?\d+,\s*-?\d+\))", sentence, re.I):
+        found.append(Requirement(kind="text", phrase=f"the value {match['value']} is shown", text=match["value"]))
+    return found
+
+
+def _listed(text: str) -> list[str]:
+    """ "A, B, C and D" -> ["A", "B", "C", "D"]; short labels only (a letter, a number, a short formula)."""
+    head = re.split(r"\b(?:on|in|with|at|from|to|beside|next|above|below|under|that|which|while|then|pointing|between|as)\b", text)[0]
+    parts = [part.strip(" ,") for part in re.split(r",|\band\b", head)]
+    labels = [part for part in parts if part and len(part) <= 8]
+    if not labels or any(len(label.split()) > 1 or shape_kind(label) or label.lower() in ("it", "them", "the", "its") for label in labels):
+        return []
+    return labels
+
+
+def formulas(sentence: str) -> list[Requirement]:
+    """Formulas to be shown as typeset maths: written ones ("Write 2x + 3 = 7"), named ones ("the quadratic formula"),
+    and one turned into another ("Expand (a + b)^2 into a^2 + 2ab + b^2")."""
+    found = []
+    lowered = sentence.lower()
+    for name, formula in NAMED_FORMULAS.items():
+        if name in lowered:
+            found.append(Requirement(kind="formula", phrase=f"the {name} written as a formula ({formula})", text=formula))
+    if not SHOWING.search(sentence):
+        return found
+    shown = []
+    for match in FORMULA.finditer(sentence):
+        text = match[1].strip(" .,")
+        if MATH_SIGN.search(text) and not re.fullmatch(r"[\d\s,().-]+", text) and not _only_a_place(sentence, match) and not _plotted(sentence, match.start()):
+            shown.append(text)
+    change = re.search(r"\b(?:transform\w*|expand\w*|factor\w*|turn\w*|becom\w*)\b[^.;]*?\binto\b", sentence, re.I)
+    for index, text in enumerate(shown):
+        into = shown[index + 1] if change and index + 1 < len(shown) and sentence.find(text) < change.end() <= sentence.find(shown[index + 1]) else None
+        if into:
+            found.append(Requirement(kind="formula", phrase=f"the formula {text} becomes {into}", text=text, other=into))
+        found.append(Requirement(kind="formula", phrase=f"the formula {text} is shown as typeset maths", text=text))
+    return found
+
+
+def _only_a_place(sentence: str, match: re.Match[str]) -> bool:
+    """ "from x = -4 to x = 4", "at x = 1": a value where something is, not a formula to write."""
+    before = sentence[max(0, match.start() - 9) : match.start()].lower()
+    return bool(re.fullmatch(r"[a-z]\s*=\s*-?[\d.π]+", match[1].strip())) and bool(re.search(r"\b(from|to|at|between|and|where|for)\s+$", before))
+
+
+def _plotted(sentence: str, position: int) -> bool:
+    """A formula right after "plot", "graph", "line", "curve" or "on" names what is drawn; "label it" asks to show it too."""
+    before = sentence[max(0, position - 20) : position].lower()
+    labelled = re.search(r"\blabel(?!led axes)", sentence, re.I)
+    return bool(re.search(r"\b(plot|graph|graph of|line|curve|parabola|lines|along|on|under|between|draw|and)\s+(?:the\s+)?$", before)) and not labelled
+
+
+def ranges(sentence: str) -> list[Requirement]:
+    """ "a number line from 0 to 10", "axes from -3 to 3", "for x from 0.2 to 5", "sin(x) from 0 to 2π",
+    "between x = 1 and x = 2"."""
+    found = []
+    for match in re.finditer(rf"\b(?P<what>number line|axes|x|y)\s+(?:from|between)\s+(?P<low>{NUMBER})\s+(?:to|and)\s+(?P<high>{NUMBER})", sentence, re.I):
+        what = match["what"].lower()
+        low, high = number(match["low"]), number(match["high"])
+        if low is None or high is None:
+            continue
+        if what in ("x", "y"):
+            found.append(Requirement(kind="range", phrase=f"the {what}-values run from {match['low']} to {match['high']}", what=_plotted_thing(sentence), axis=what, low=low, high=high))
+        else:
+            found.append(Requirement(kind="range", phrase=f"the {what} runs from {match['low']} to {match['high']}", what=what, axis="x", low=low, high=high))
+    for match in re.finditer(rf"\b(?:from|between)\s+x\s*=\s*(?P<low>{NUMBER})\s+(?:to|and)\s+x\s*=\s*(?P<high>{NUMBER})", sentence, re.I):
+        low, high = number(match["low"]), number(match["high"])
+        if low is not None and high is not None:
+            what = _plotted_thing(sentence)
+            found.append(Requirement(kind="range", phrase=f"the {what} spans x = {match['low']} to x = {match['high']}", what=what, axis="x", low=low, high=high))
+    plot = re.search(rf"\b(?:plot|graph|draw)\s+(?:the\s+)?(?:curve\s+)?(?:y\s*=\s*)?[^,]+?\s+from\s+(?P<low>{NUMBER})\s+to\s+(?P<high>{NUMBER})", sentence, re.I)
+    if plot and not found:
+        low, high = number(plot["low"]), number(plot["high"])
+        if low is not None and high is not None:
+            found.append(Requirement(kind="range", phrase=f"the curve runs from x = {plot['low']} to x = {plot['high']}", what="curve", axis="x", low=low, high=high))
+    return found
+
+
+def _plotted_thing(sentence: str) -> str:
+    """What an x-range belongs to: a shaded area, a moving point, else the curve."""
+    if re.search(r"\b(shade|area|region)\b", sentence, re.I):
+        return "area"
+    if re.search(r"\b(mov\w*|dot|point)\b.*\balong\b", sentence, re.I):
+        return "dot"
+    return "curve"
+
+
+def curves(sentence: str) -> list[Requirement]:
+    """ "Plot y = 2x + 1", "the parabola y = x^2", "cos(x) in blue", "the curve y = 1/x": a drawn curve, its colour and label."""
+    found = []
+    for match in re.finditer(r"\b(?:plot|graph|draw|show)\s+(?:the\s+)?(?:curve\s+|line\s+|lines\s+|parabola\s+|graph of\s+|exponential curve\s+)?(?P<formula>y\s*=\s*[^,;]+?|[a-z]+\(x\)|e\^x)(?=\s+(?:from|for|on|in|and|between|as|approaching|,)|[,.;]|$)", sentence, re.I):
+        formula = match["formula"].strip()
+        colour = _colour_after(sentence, match.end())
+        labelled = re.search(r"\blabel(?!led axes)", sentence, re.I)
+        phrase = f"the curve {formula} is drawn" + (f" in {colour}" if colour else "") + (", labelled" if labelled else "")
+        found.append(Requirement(kind="object", phrase=phrase, what="curve", colour=colour, label=formula if labelled else None))
+        for other in re.finditer(r"\band\s+(?P<formula>y\s*=\s*[^,;]+?|[a-z]+\(x\))\s+in\s+(?P<colour>\w+)", sentence[match.end() :], re.I):
+            if colour_word(other["colour"]):
+                found.append(Requirement(kind="object", phrase=f"the curve {other['formula']} is drawn in {colour_word(other['colour'])}", what="curve", colour=colour_word(other["colour"])))
+    if re.search(r"\b(?:axes|plane|plot\w*)\b|\bgraph (?:of|y)\b", sentence, re.I) and not re.search(r"\bnumber line\b", sentence, re.I):
+        found.append(Requirement(kind="object", phrase="axes to plot on", what="axes"))
+    return found
+
+
+def areas(sentence: str) -> list[Requirement]:
+    """ "Shade the area under y = x", "shade the region between them", "rectangles under the curve"."""
+    if re.search(r"\bshad\w*\b[^.;]*\b(?:area|region)\b", sentence, re.I):
+        return [Requirement(kind="object", phrase="a shaded area under or between the curves", what="area")]
+    return []
+
+
+def moves(sentence: str) -> list[Requirement]:
+    """ "move a red dot from 2 to 7", "jump from 4 to 12", "moving a dot from 7 to 3", "3 units to the right"."""
+    found = []
+    for match in re.finditer(rf"\b(?:mov\w*|jump\w*|slid\w*|go\w*|hop\w*)\b[^.;]*?(?:\b(?P<what>dot|point|ball|marker)\b[^.;]*?)?\bfrom\s+(?P<low>{NUMBER})\s+to\s+(?P<high>{NUMBER})\b", sentence, re.I):
+        low, high = number(match["low"]), number(match["high"])
+        if low is not None and high is not None and re.search(r"\bnumber line\b", sentence, re.I):
+            found.append(Requirement(kind="move", phrase=f"a dot on the number line moves from {match['low']} to {match['high']}", what="dot", low=low, high=high))
+    for match in re.finditer(r"\b(?:mov\w*|slid\w*|translat\w*|roll\w*|push\w*|travel\w*)\b[^.;]*?\b(?:to the|towards the)\s+(?P<direction>left|right)\b", sentence, re.I):
+        subject = re.search(r"\b(square|circle|dot|ball|box|block|car|wheel|triangle|wave)\b", sentence[: match.end()], re.I)
+        what = (shape_kind(subject[1]) or subject[1].lower()) if subject else "object"
+        found.append(Requirement(kind="move", phrase=f"the {what} moves to the {match['direction']}", what=what, direction=match["direction"].lower()))
+    return found
+
+
+def colour_changes(sentence: str) -> list[Requirement]:
+    """ "the circle turns red", "changes colour to blue", "turning yellow", "highlight ... in yellow"."""
+    found = []
+    for match in re.finditer(rf"\b(?:turn\w*|chang\w*(?:\s+colou?r)?\s+to|becom\w*)\s+({COLOUR})\b", sentence, re.I):
+        subject = SHAPE.search(sentence[: match.start()])
+        what = shape_kind(subject["shape"]) if subject else None
+        colour = colour_word(match[1])
+        found.append(Requirement(kind="colour", phrase=f"the {what or 'object'} turns {colour}", what=what, colour=colour))
+    return found
+
+
+def transforms(sentence: str) -> list[Requirement]:
+    """ "a circle transforms into a square", "turns into", "morphs into", "becomes a triangle"."""
+    found = []
+    for match in re.finditer(rf"\b(?:transform\w*|turn\w*|morph\w*|chang\w*|becom\w*)\s+(?:it\s+)?(?:into\s+)?(?:an?\s+)?{ADJECTIVE}(?:{COLOUR}\s+)?(?P<shape>{SHAPE_WORD})\b", sentence, re.I):
+        subject = SHAPE.search(sentence[: match.start()])
+        what, other = (shape_kind(subject["shape"]) if subject else None), shape_kind(match["shape"])
+        if other and what != other and not re.search(r"\binto\b", match[0], re.I) and not re.search(r"\bbecom", match[0], re.I):
+            continue
+        if other and what != other:
+            found.append(Requirement(kind="transform", phrase=f"the {what or 'object'} becomes {_article(other)} {other}", what=what, other=other))
+    return found
+
+
+def rotations(sentence: str) -> list[Requirement]:
+    """ "rotating by 45 degrees", "rotate it by 72°", "a rotation by 90 degrees" (of a grid: the transform shows it)."""
+    found = []
+    for match in re.finditer(r"\b(?:rotat\w*|turn\w*|spin\w*)\b[^.;]*?\bby\s+(?P<degrees>-?\d+(?:\.\d+)?)\s*(?:degrees|°)", sentence, re.I):
+        if re.search(r"\bmatrix\b", sentence, re.I):
+            continue
+        subject = SHAPE.search(sentence[: match.end()])
+        what = shape_kind(subject["shape"]) if subject else None
+        found.append(Requirement(kind="rotate", phrase=f"the {what or 'object'} turns by {match['degrees']}°", what=what, degrees=float(match["degrees"])))
+    return found
+
+
+def scalings(sentence: str) -> list[Requirement]:
+    """ "stretches to twice its width", "grows to twice its size", "scale the vector by 3"."""
+    found = []
+    pattern = r"\b(?:stretch\w*|grow\w*|doubl\w*|shrink\w*)\b[^.;]*?\bto\s+(?P<word>twice|double|half|three times)(?:\s+(?:its|the)\s+(?P<measure>width|height|size|length))?|\bscal\w*\b[^.;]*?\bby\s+(?P<factor>\d+(?:\.\d+)?)"
+    for match in re.finditer(pattern, sentence, re.I):
+        factor = {"twice": 2.0, "double": 2.0, "half": 0.5, "three times": 3.0}.get((match["word"] or "").lower()) or float(match["factor"])
+        subject = SHAPE.search(sentence[: match.start()]) or SHAPE.search(sentence)
+        what = shape_kind(subject["shape"]) if subject else None
+        axis = {"width": "x", "height": "y"}.get((match["measure"] or "").lower())
+        found.append(Requirement(kind="scale", phrase=f"the {what or 'object'} grows to {factor:g} times its {match['measure'] or 'size'}", what=what, factor=factor, axis=axis))
+    return found
+
+
+def sequences(sentence: str) -> list[Requirement]:
+    """ "the numbers 1 to 5 one after another", "10, 20, 30 and 40 one by one", "one step per line"."""
+    if not SEQUENCE_WORDS.search(sentence):
+        return []
+    listed = re.search(r"(-?\d+(?:\s*,\s*-?\d+)+(?:,?\s*and\s+-?\d+)?)", sentence)
+    span = re.search(r"\b(?:from\s+)?(\d+)\s+to\s+(\d+)\b", sentence)
+    items: list[str] = []
+    if listed:
+        items = re.findall(r"-?\d+", listed[1])
+    elif span and 0 < int(span[2]) - int(span[1]) <= 12 and not re.search(r"[×=]", sentence):
+        items = [str(value) for value in range(int(span[1]), int(span[2]) + 1)]
+    phrase = f"{', '.join(items)} appear one after another" if items else "the steps appear one after another, not all at once"
+    return [Requirement(kind="sequence", phrase=phrase, items=items)]
+
+
+def orders(sentence: str) -> list[Requirement]:
+    """ "sort them" / "sort ... into 1, 2, 3" (the numbers end in order), "swap the first and last elements"."""
+    listed = re.search(r"(-?\d+(?:\s*,\s*-?\d+)+(?:,?\s*and\s+-?\d+)?)", sentence)
+    if listed is None:
+        return []
+    items = re.findall(r"-?\d+", listed[1])
+    if re.search(r"\bsort\w*\b", sentence, re.I):
+        ordered = sorted(items, key=float)
+        return [Requirement(kind="order", phrase=f"at the end the numbers read {', '.join(ordered)} from left to right", items=ordered)]
+    if re.search(r"\bswap\w*\s+the\s+first\s+and\s+(?:the\s+)?last\b", sentence, re.I) and len(items) > 1:
+        swapped = [items[-1], *items[1:-1], items[0]]
+        return [Requirement(kind="order", phrase=f"at the end the numbers read {', '.join(swapped)} from left to right", items=swapped)]
+    return []
+
+
+def removals(sentence: str) -> list[Requirement]:
+    """ "fades out", "disappears", "then pop 3", "the front box leaves"."""
+    found = []
+    for match in re.finditer(r"\b(?:fades?\s+out|disappear\w*|vanish\w*|leaves(?!\s+\d)|pop\s+(?P<item>\w+))\b", sentence, re.I):
+        subject = SHAPE.search(sentence[: match.start()])
+        what = match["item"] or (shape_kind(subject["shape"]) if subject else None)
+        found.append(Requirement(kind="disappear", phrase=f"{what or 'the object'} leaves the screen", what=what))
+    return found
+
+
+def relations(sentence: str) -> list[Requirement]:
+    """ "a circle inscribed in a square", "write its name below it"."""
+    found = []
+    inscribed = re.search(rf"\b(?P<what>{SHAPE_WORD})\s+inscribed\s+in\s+(?:an?\s+|the\s+)?(?P<other>{SHAPE_WORD})\b", sentence, re.I)
+    if inscribed:
+        what, other = shape_kind(inscribed["what"]), shape_kind(inscribed["other"])
+        found.append(Requirement(kind="relation", phrase=f"the {what} is inside the {other}", what=what, relation="inside", other=other))
+    return found
+
+
+def traces(sentence: str) -> list[Requirement]:
+    """ "move a dot along the curve", "a point moving along the line", "orbiting the Sun"."""
+    found = []
+    along = re.search(r"\b(?P<what>dot|point|ball)\b[^.;]*?\balong\b|\balong\b[^.;]*?\b(?P<later>dot|point)\b", sentence, re.I)
+    if along and re.search(r"\b(mov\w*|run\w*|travel\w*|slid\w*)\b", sentence, re.I):
+        found.append(Requirement(kind="trace", phrase="a dot travels along the curve", what="dot", other="curve"))
+    if re.search(r"\borbit\w*\b", sentence, re.I):
+        found.append(Requirement(kind="trace", phrase="one body goes around the other in a circle", what="circle", other="circle"))
+    return found
+
+
+RULES: tuple[Callable[[str], list[Requirement]], ...] = (
+    objects, vectors, curves, areas, texts, formulas, ranges, moves, colour_changes, transforms, rotations, scalings, sequences,
+    orders, removals, relations, traces,
+)  # fmt: skip

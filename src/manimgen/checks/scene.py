@@ -1,0 +1,47 @@
+"""Check a scene's code against what was asked: render it with its timeline, then check every requirement.
+
+One entry for the command line (`manimgen check`), Python callers and the study: a sentence (or an
+edited checklist) and the code in, the render and the report out, and the report as JSON the same
+way everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from manimgen.checks.extract import extract
+from manimgen.checks.requirements import Checklist
+from manimgen.checks.timeline import Timeline
+from manimgen.checks.verify import Report, check
+from manimgen.render import Renderer, RenderJob, RenderResult, render
+
+
+def checklist_for(sentence: str, checklist: Checklist | None = None) -> Checklist:
+    """The checklist to check against: the one given (edited by a person), else the sentence's own."""
+    return checklist if checklist is not None else extract(sentence)
+
+
+def check_code(
+    code: str, checklist: Checklist, *, renderer: Renderer | None = None, quality: str = "low", use_cache: bool = True
+) -> tuple[RenderResult, Report]:
+    """Render `code` recording its timeline (on `renderer`, else a fresh sandbox) and check it against `checklist`."""
+    job = RenderJob(code, quality=quality, geometry=True)
+    result = renderer.render(job) if renderer is not None else render(code, quality=quality, use_cache=use_cache, geometry=True)
+    return result, check(checklist, Timeline.from_geometry(result.geometry if result.ok else None))
+
+
+def report_json(checklist: Checklist, result: RenderResult, report: Report) -> dict[str, Any]:
+    """What `--json`, the trace and the page show of one check."""
+    return {
+        "sentence": checklist.sentence,
+        "render_status": result.status.value,
+        "checklist": checklist.model_dump(mode="json"),
+        "verdicts": [
+            {"phrase": verdict.requirement.phrase, "kind": verdict.requirement.kind, "status": verdict.status, "seen": verdict.seen}
+            for verdict in report.verdicts
+        ],
+        "held": report.count("held"),
+        "failed": report.count("failed"),
+        "unverifiable": report.count("unverifiable"),
+        "all_held": report.all_held,
+    }

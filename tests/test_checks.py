@@ -1,0 +1,222 @@
+"""The checklist of a sentence, the recorded timeline and the checker, on real renders.
+
+Sentences here come from the development set or are written for the test; the frozen evaluation set
+(sentences/evaluation.jsonl) is never used to build or tune the rules.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from manimgen.checks import Checklist, Requirement, Timeline, check, extract, load_checklist
+from manimgen.checks.colours import is_colour
+from manimgen.checks.requirements import ChecklistError
+from manimgen.checks.shapes import normalise
+from manimgen.cli import app
+from manimgen.render import RenderJob, RenderPool
+
+NUMBER_LINE = "Show a number line from 0 to 10 and move a red dot from 2 to 7."
+
+
+def kinds(sentence: str) -> list[tuple[str, ...]]:
+    """Each requirement as (kind, what, count, colour, low, high, text) with the empty fields left out."""
+    rows = []
+    for item in extract(sentence).requirements:
+        fields = (item.kind, item.what, item.count, item.colour, item.low, item.high, item.text, item.other, item.degrees, item.factor)
+        rows.append(tuple(value for value in fields if value is not None))
+    return rows
+
+
+def test_extraction_reads_numbers_colours_shapes_and_changes() -> None:
+    assert kinds(NUMBER_LINE) == [("object", "number line"), ("object", "dot", "red"), ("range", "number line", 0.0, 10.0), ("move", "dot", 2.0, 7.0)]
+    assert ("object", "circle", 10) in kinds("Show 2 × 5 = 10 as two rows of five circles.")
+    assert ("formula", "2 × 5 = 10") in kinds("Show 2 × 5 = 10 as two rows of five circles.")
+    assert kinds("Write 5 + 3 = 8 and show it with five red dots and three blue dots joining into one row.")[:2] == [("object", "dot", 5, "red"), ("object", "dot", 3, "blue")]
+    assert ("transform", "circle", "square") in kinds("A blue circle transforms into a red square.")
+    assert ("rotate", "pentagon", 72.0) in kinds("Draw a purple pentagon and rotate it by 72 degrees.")
+    assert ("range", "curve", -2.0, 2.0) in kinds("Plot y = e^x from -2 to 2 in green.")
+    assert ("object", "curve", "green") in kinds("Plot y = e^x from -2 to 2 in green.")
+    assert ("formula", "2(x + 3)", "2x + 6") in kinds("Transform the expression 2(x + 3) into 2x + 6.")
+    assert kinds("Sort the array 3, 1, 2 into 1, 2, 3 with selection sort.")[-1] == ("order",)
+    assert extract("Sort the array 3, 1, 2 into 1, 2, 3 with selection sort.").requirements[-1].items == ["1", "2", "3"]
+    assert extract("Show the numbers 10, 20, 30 and 40 appearing one by one from left to right.").requirements[-1].items == ["10", "20", "30", "40"]
+    assert ("text", "AB") in kinds("Draw a circle and a chord, and label the chord AB.")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Write that the dot product of (1, 2) and (3, 4) equals 11.", "Show the 3 times table from 3 × 1 = 3 to 3 × 5 = 15, one line at a time."],
+)
+def test_extraction_asks_for_no_object_the_sentence_does_not_mean(sentence: str) -> None:
+    assert [item for item in extract(sentence).requirements if item.kind == "object"] == []
+
+
+def test_a_place_is_not_a_formula_to_write() -> None:
+    assert [item.text for item in extract("Show a point moving along the line y = x/2 from x = -4 to x = 4.").requirements if item.kind == "formula"] == []
+
+
+@pytest.mark.parametrize(
+    ("hex_colour", "word", "expected"),
+    [("#FC6255", "red", True), ("#58C4DD", "blue", True), ("#83C167", "green", True), ("#FFFF00", "yellow", True), ("#FFFFFF", "white", True),
+     ("#58C4DD", "red", False), ("#FFFFFF", "blue", False), ("#9A72AC", "purple", True), ("#888888", "grey", True), ("#FF862F", "orange", True)],
+)  # fmt: skip
+def test_colour_words_cover_what_manim_draws(hex_colour: str, word: str, expected: bool) -> None:
+    assert is_colour(hex_colour, word) is expected
+
+
+def test_formulas_read_the_same_however_they_are_typeset() -> None:
+    assert normalise(r"x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a}").endswith(normalise("(-b ± √(b^2 - 4ac))/2a"))
+    assert normalise(r"3 \times 4 = 12") == normalise("3 × 4 = 12")
+    assert normalise("x^{2}") == normalise("x^2")
+    assert normalise(r"\sqrt{x}") == normalise("sqrt(x)")
+
+
+def test_a_hostile_timeline_keeps_only_well_formed_records() -> None:
+    raw = [
+        {"index": 0, "kind": "play", "time": 1.0, "frame": [-7, -4, 7, 4], "mobjects": [{"id": 1, "class": "Dot", "box": [0, 0, 0.1, 0.1]}, {"id": "x", "class": 7}, "junk"]},
+        {"index": 1, "kind": "play", "time": "soon", "frame": None, "mobjects": []},
+        "not a snapshot",
+    ]
+    timeline = Timeline.from_geometry(raw)
+    assert len(timeline) == 1 and [entry.kind for entry in timeline.snapshots[0].entries] == ["Dot"]
+
+
+def test_an_edited_checklist_is_validated_with_its_place() -> None:
+    good = Checklist(sentence="s", requirements=[Requirement(kind="object", phrase="a dot", what="dot")])
+    assert load_checklist(good.model_dump_json(), "plan.json") == good
+    with pytest.raises(ChecklistError, match=r"plan.json: requirements.0.kind: "):
+        load_checklist('{"sentence": "s", "requirements": [{"kind": "wish", "phrase": "x"}]}', "plan.json")
+
+
+SCENES = {
+    "good number line": """from manim import *
+class A(Scene):
+    def construct(self):
+        line = NumberLine(x_range=[0, 10, 1], include_numbers=True)
+        dot = Dot(line.n2p(2), color=RED)
+        self.play(Create(line), FadeIn(dot))
+        self.play(dot.animate.move_to(line.n2p(7)))
+""",
+    "wrong number line": """from manim import *
+class A(Scene):
+    def construct(self):
+        line = NumberLine(x_range=[-5, 5, 1], include_numbers=True)
+        dot = Dot(line.n2p(2), color=BLUE)
+        self.play(Create(line), FadeIn(dot))
+""",
+    "circle into square": """from manim import *
+class A(Scene):
+    def construct(self):
+        shape = Circle(color=BLUE)
+        self.play(Create(shape))
+        self.play(Transform(shape, Square(color=RED)))
+""",
+    "circle beside square": """from manim import *
+class A(Scene):
+    def construct(self):
+        self.play(Create(Circle(color=BLUE).shift(LEFT * 2)), Create(Square(color=RED).shift(RIGHT * 2)))
+""",
+    "formula typeset": r"""from manim import *
+class A(Scene):
+    def construct(self):
+        self.play(Write(MathTex(r"x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a}")))
+""",
+    "formula as text": """from manim import *
+class A(Scene):
+    def construct(self):
+        self.play(Write(Text("x = (-b +- sqrt(b^2 - 4ac)) / 2a", font_size=30)))
+""",
+    "turned 72": """from manim import *
+class A(Scene):
+    def construct(self):
+        shape = RegularPolygon(5, color=PURPLE)
+        self.play(Create(shape))
+        self.play(Rotate(shape, 72 * DEGREES))
+""",
+    "turned 36": """from manim import *
+class A(Scene):
+    def construct(self):
+        shape = RegularPolygon(5, color=PURPLE)
+        self.play(Create(shape))
+        self.play(Rotate(shape, 36 * DEGREES))
+""",
+    "grid": """from manim import *
+class A(Scene):
+    def construct(self):
+        grid = VGroup(*[Square(0.6, color=BLUE) for _ in range(10)]).arrange_in_grid(2, 5)
+        self.play(Create(grid))
+""",
+    "piled": """from manim import *
+class A(Scene):
+    def construct(self):
+        self.play(*[Create(Circle(radius=0.5, color=BLUE)) for _ in range(10)])
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def timelines() -> dict[str, Timeline]:
+    with RenderPool(2, use_cache=False) as pool:
+        results = pool.map([RenderJob(code, quality="preview", geometry=True) for code in SCENES.values()])
+    assert all(result.ok for result in results), [result.error_tail for result in results]
+    return {name: Timeline.from_geometry(result.geometry) for name, result in zip(SCENES, results)}
+
+
+def statuses(sentence: str, timeline: Timeline) -> list[str]:
+    return [verdict.status for verdict in check(extract(sentence), timeline).verdicts]
+
+
+def test_the_checker_holds_what_is_shown_and_fails_what_is_not(timelines: dict[str, Timeline]) -> None:
+    assert statuses(NUMBER_LINE, timelines["good number line"]) == ["held"] * 4
+    wrong = check(extract(NUMBER_LINE), timelines["wrong number line"])
+    assert [verdict.status for verdict in wrong.verdicts] == ["held", "failed", "failed", "failed"]
+    assert wrong.verdicts[1].seen == "the dot is drawn, but in blue, not red"
+    assert wrong.verdicts[2].seen == "`line` (NumberLine) spans -5 to 5, not 0 to 10"
+    assert statuses("A blue circle transforms into a red square.", timelines["circle into square"]) == ["held"] * 3
+    beside = check(extract("A blue circle transforms into a red square."), timelines["circle beside square"])
+    assert beside.verdicts[-1].seen == "the circle is still there at the end beside the square: it never became one"
+
+
+def test_a_formula_must_be_typeset_and_a_turn_must_reach_its_angle(timelines: dict[str, Timeline]) -> None:
+    sentence = "Write the quadratic formula as a proper formula."
+    assert statuses(sentence, timelines["formula typeset"]) == ["held"]
+    (plain,) = check(extract(sentence), timelines["formula as text"]).verdicts
+    assert plain.status == "failed" and "written as plain text" in plain.seen
+    turning = "Draw a purple pentagon and rotate it by 72 degrees."
+    assert statuses(turning, timelines["turned 72"]) == ["held", "held"]
+    assert statuses(turning, timelines["turned 36"]) == ["held", "failed"]
+
+
+def test_copies_on_one_spot_count_once(timelines: dict[str, Timeline]) -> None:
+    sentence = "Show 2 × 5 = 10 as two rows of five blue circles."
+    grid = check(extract(sentence), timelines["grid"])
+    assert [verdict.status for verdict in grid.verdicts if verdict.requirement.kind == "object"] == ["failed"]
+    sentence = "Show two rows of five blue squares."
+    assert statuses(sentence, timelines["grid"]) == ["held"]
+    piled = check(extract("Draw ten blue circles."), timelines["piled"]).verdicts[0]
+    assert piled.status == "failed" and "piled copies count once" in piled.seen
+
+
+def test_check_command_prints_verdicts_and_exits_by_them(tmp_path: Path) -> None:
+    scene = tmp_path / "scene.py"
+    scene.write_text(SCENES["good number line"])
+    held = CliRunner().invoke(app, ["check", NUMBER_LINE, "--code", str(scene), "--json", "--quality", "preview"])
+    assert held.exit_code == 0, held.output
+    report = json.loads(held.output)
+    assert (report["held"], report["failed"], report["all_held"]) == (4, 0, True)
+    scene.write_text(SCENES["wrong number line"])
+    failed = CliRunner().invoke(app, ["check", NUMBER_LINE, "--code", str(scene), "--quality", "preview"])
+    assert failed.exit_code == 1
+    assert "✗ failed" in failed.output and "1 held, 3 failed, 0 unverifiable" in failed.output
+    plan = tmp_path / "plan.json"
+    plan.write_text(Checklist(sentence=NUMBER_LINE, requirements=[Requirement(kind="object", phrase="a number line", what="number line")]).model_dump_json())
+    edited = CliRunner().invoke(app, ["check", NUMBER_LINE, "--code", str(scene), "--checklist", str(plan), "--json", "--quality", "preview"])
+    assert edited.exit_code == 0 and json.loads(edited.output)["held"] == 1
+    listed = CliRunner().invoke(app, ["check", NUMBER_LINE])
+    assert listed.exit_code == 0 and "4. a dot on the number line moves from 2 to 7" in listed.output
+    empty = CliRunner().invoke(app, ["check", "  "])
+    assert empty.exit_code == 2 and "the sentence is empty" in empty.output
