@@ -32,7 +32,10 @@ def kinds(sentence: str) -> list[tuple[str, ...]]:
 
 
 def test_extraction_reads_numbers_colours_shapes_and_changes() -> None:
-    assert kinds(NUMBER_LINE) == [("object", "number line"), ("object", "dot", "red"), ("range", "number line", 0.0, 10.0), ("move", "dot", 2.0, 7.0)]
+    assert kinds(NUMBER_LINE) == [
+        ("object", "number line"), ("object", "dot", "red"), ("range", "number line", 0.0, 10.0), ("text", "0"), ("text", "10"),
+        ("move", "dot", 2.0, 7.0),
+    ]  # fmt: skip
     assert ("object", "circle", 10) in kinds("Show 2 × 5 = 10 as two rows of five circles.")
     assert ("formula", "2 × 5 = 10") in kinds("Show 2 × 5 = 10 as two rows of five circles.")
     assert kinds("Write 5 + 3 = 8 and show it with five red dots and three blue dots joining into one row.")[:2] == [("object", "dot", 5, "red"), ("object", "dot", 3, "blue")]
@@ -171,9 +174,9 @@ def statuses(sentence: str, timeline: Timeline) -> list[str]:
 
 
 def test_the_checker_holds_what_is_shown_and_fails_what_is_not(timelines: dict[str, Timeline]) -> None:
-    assert statuses(NUMBER_LINE, timelines["good number line"]) == ["held"] * 4
+    assert statuses(NUMBER_LINE, timelines["good number line"]) == ["held"] * 6
     wrong = check(extract(NUMBER_LINE), timelines["wrong number line"])
-    assert [verdict.status for verdict in wrong.verdicts] == ["held", "failed", "failed", "failed"]
+    assert [verdict.status for verdict in wrong.verdicts] == ["held", "failed", "failed", "held", "failed", "failed"]
     assert wrong.verdicts[1].seen == "the dot is drawn, but in blue, not red"
     assert wrong.verdicts[2].seen == "`line` (NumberLine) spans -5 to 5, not 0 to 10"
     assert statuses("A blue circle transforms into a red square.", timelines["circle into square"]) == ["held"] * 3
@@ -207,16 +210,16 @@ def test_check_command_prints_verdicts_and_exits_by_them(tmp_path: Path) -> None
     held = CliRunner().invoke(app, ["check", NUMBER_LINE, "--code", str(scene), "--json", "--quality", "preview"])
     assert held.exit_code == 0, held.output
     report = json.loads(held.output)
-    assert (report["held"], report["failed"], report["all_held"]) == (4, 0, True)
+    assert (report["held"], report["failed"], report["all_held"]) == (6, 0, True)
     scene.write_text(SCENES["wrong number line"])
     failed = CliRunner().invoke(app, ["check", NUMBER_LINE, "--code", str(scene), "--quality", "preview"])
     assert failed.exit_code == 1
-    assert "✗ failed" in failed.output and "1 held, 3 failed, 0 unverifiable" in failed.output
+    assert "✗ failed" in failed.output and "2 held, 4 failed, 0 unverifiable" in failed.output
     plan = tmp_path / "plan.json"
     plan.write_text(Checklist(sentence=NUMBER_LINE, requirements=[Requirement(kind="object", phrase="a number line", what="number line")]).model_dump_json())
     edited = CliRunner().invoke(app, ["check", NUMBER_LINE, "--code", str(scene), "--checklist", str(plan), "--json", "--quality", "preview"])
     assert edited.exit_code == 0 and json.loads(edited.output)["held"] == 1
     listed = CliRunner().invoke(app, ["check", NUMBER_LINE])
-    assert listed.exit_code == 0 and "4. a dot on the number line moves from 2 to 7" in listed.output
+    assert listed.exit_code == 0 and "6. a dot on the number line moves from 2 to 7" in listed.output
     empty = CliRunner().invoke(app, ["check", "  "])
     assert empty.exit_code == 2 and "the sentence is empty" in empty.output

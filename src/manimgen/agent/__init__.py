@@ -1,7 +1,7 @@
 """ManimAgent: prompts, code extraction, API docs and the strategies (vanilla, RITL, RITL-DOC, and our
 lint, layout and search loops) that use them."""
 
-from manimgen.agent import feedback_strategies, search_strategies  # noqa: F401  (they register their strategies)
+from manimgen.agent import checked_search, feedback_strategies, search_strategies  # noqa: F401  (they register their strategies)
 from manimgen.agent.apidocs import ApiInfo, api_info
 from manimgen.agent.extract import extract_code
 from manimgen.agent.prompts import SYSTEM_PROMPT, doc_messages, format_target, generation_messages, repair_messages

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -138,8 +139,9 @@ def layout_count(round_: Round) -> int:
     return len(layout_findings(round_.render.geometry if round_.render else None))
 
 
-def keep_best_render(trace: Trace, problems: Callable[[Round], int] = layout_count) -> Trace:
-    """End on the rendered round with the fewest problems, layout findings by default (the earliest among equals).
+def keep_best_render(trace: Trace, problems: Callable[[Round], Any] = layout_count) -> Trace:
+    """End on the rendered round with the fewest problems (any sortable measure), layout findings by default
+    (the earliest among equals).
 
     A layout repair replaces a working video only when it leaves fewer problems: one that trades a
     problem for another (a dot shrunk out of sight "fixed" by growing it past the frame) is no

@@ -86,13 +86,15 @@ def _conversation(user: str) -> list[Message]:
     return [Message(role="system", content=SYSTEM_PROMPT), Message(role="user", content=user)]
 
 
-def generation_messages(description: str, examples: Sequence[tuple[str, str]] = ()) -> list[Message]:
+def generation_messages(description: str, examples: Sequence[tuple[str, str]] = (), plan: str | None = None) -> list[Message]:
     """The first request: the description inside `<TEXT_SCRIPT>`, after any (description, code)
-    examples of working scenes for similar sentences."""
+    examples of working scenes for similar sentences, and before the plan: what the video must show,
+    one numbered line a requirement (checks/requirements.py)."""
+    asked = text_script(description) + (f"\n\nThe video must show:\n{plan}" if plan else "")
     if not examples:
-        return _conversation(text_script(description))
+        return _conversation(asked)
     shown = "\n\n".join(f"{text_script(text)}\n{format_target(code)}" for text, code in examples)
-    return _conversation(f"Working scenes for similar descriptions:\n\n{shown}\n\nNow write the scene for this one:\n{text_script(description)}")
+    return _conversation(f"Working scenes for similar descriptions:\n\n{shown}\n\nNow write the scene for this one:\n{asked}")
 
 
 RENDER_FAILED = "it failed when it was rendered with manim"

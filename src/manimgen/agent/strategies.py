@@ -41,6 +41,7 @@ from manimgen.agent.apidocs import api_info
 from manimgen.agent.extract import extract_code
 from manimgen.agent.prompts import NO_CODE_FEEDBACK, RENDER_FAILED, doc_messages, generation_messages, render_errors, repair_messages
 from manimgen.agent.trace import STOP_DEADLINE, STOP_MAX_ROUNDS, STOP_RENDERED, Round, Trace
+from manimgen.checks import Checklist
 from manimgen.llm.base import LLM, Message, Sampling
 from manimgen.render import Renderer, RenderJob, RenderPool
 from manimgen.render.result import RenderResult, get_quality
@@ -72,6 +73,7 @@ class AgentConfig:
     timeout_s: float = 300.0
     deadline_s: float | None = None
     renderer: Renderer | None = field(default=None, compare=False, repr=False)
+    checklist: Checklist | None = field(default=None, compare=False, repr=False)  # a person's edit of the sentence's checklist
 
     def __post_init__(self) -> None:
         if self.rounds < 0:

@@ -75,6 +75,7 @@ class Trace:
     final_render: RenderResult | None = None
     seconds: float = 0.0
     stop_reason: str = ""
+    checks: dict[str, Any] | None = None  # the checklist and the final render's verdicts, for a strategy that checks them
 
     @property
     def ok(self) -> bool:
@@ -107,6 +108,7 @@ class Trace:
             "llm_calls": self.llm_calls,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            **({"checks": self.checks} if self.checks is not None else {}),
         }
 
     @classmethod
@@ -121,6 +123,7 @@ class Trace:
             final_render=RenderResult.from_dict(data["final_render"]) if data.get("final_render") else None,
             seconds=data.get("seconds", 0.0),
             stop_reason=data.get("stop_reason", ""),
+            checks=data.get("checks"),
         )
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -73,6 +73,8 @@ def metric_columns(image_embedders: list[str], code_embedders: list[str]) -> lis
         Column("RSR", "rsr", percent),
         Column("RSR, clean layout", "clean_rsr", percent),
         Column("patterns met", "patterns_ok", percent),
+        Column("requirements held", "requirements_held", percent),
+        Column("all held", "all_held", percent),
         Column(label("vs"), "vs", percent),
         Column(label("content_vs"), "content_vs", percent),
         Column(label("cbb"), "cbb", score),

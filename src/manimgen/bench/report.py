@@ -80,8 +80,9 @@ def published_rows(headers: list[str]) -> list[list[str]]:
     rows = []
     for row in PUBLISHED:
         cells = {"model": "published (paper)", "strategy": row.configuration, "n": "100", "RSR": percent(row.rsr)}
-        vs_header = next(header for header in headers if header.startswith("VS"))
-        cells[vs_header] = percent(row.vs)
+        vs_header = next((header for header in headers if header.startswith("VS")), None)
+        if vs_header is not None:
+            cells[vs_header] = percent(row.vs)
         rows.append([cells.get(header, MISSING) for header in headers])
     return rows
 
@@ -224,8 +225,8 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
         tasks = store.tasks()
         sessions = store.sessions()
     images, codes = embedders(samples)
-    columns = metric_columns(images, codes)
     main_rows = main_table(samples)
+    columns = [column for column in metric_columns(images, codes) if any(getattr(row, column.field) is not None for row in main_rows)]
     main = aggregate_table(main_rows, columns)
     paper_rows = paper_rows and not (sessions and sessions[-1].config.get("tasks_file"))
     published_from = len(main[1]) if paper_rows else None

@@ -48,6 +48,7 @@ from manimgen.llm import LLM, LLMError, load_model
 from manimgen.llm.cache import CachedLLM, GenerationCache
 from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult
 from manimgen.scoring.free import NO_REFERENCE, reference_free_scores
+from manimgen.scoring.shown import requirement_scores
 from manimgen.scoring.presets import get_preset
 
 if TYPE_CHECKING:
@@ -344,6 +345,7 @@ class BenchRunner:
             scores = reference_free_scores(code, result, item.task.patterns)
         if scores.rendered and result is not None and result.geometry is not None:
             scores = replace(scores, layout_findings=len(layout_findings(result.geometry)))
+        scores = replace(scores, **requirement_scores(item.task.description, result if scores.rendered else None))
         self._copy_reference(store, item.task)
         media = None
         if scores.rendered and result is not None and result.output is not None:

@@ -37,6 +37,8 @@ class Aggregate:
     rsr: float | None
     clean_rsr: float | None
     patterns_ok: float | None
+    requirements_held: float | None
+    all_held: float | None
     vs: float | None
     content_vs: float | None
     cbb: float | None
@@ -98,6 +100,8 @@ def aggregate(model: str, strategy: str, samples: Sequence[Sample], complexity: 
         rsr=average(lambda s: bool(s.score("rendered"))),
         clean_rsr=average(clean_render),
         patterns_ok=average(lambda s: s.score("patterns_ok")),
+        requirements_held=average(lambda s: s.score("requirements_held")),
+        all_held=average(lambda s: s.score("all_held")),
         vs=average(lambda s: s.score("vs")),
         content_vs=average(lambda s: s.score("content_vs")),
         cbb=average(lambda s: s.score("cbb")),

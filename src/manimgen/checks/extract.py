@@ -244,6 +244,8 @@ def ranges(sentence: str) -> list[Requirement]:
             found.append(Requirement(kind="range", phrase=f"the {what}-values run from {match['low']} to {match['high']}", what=_plotted_thing(sentence), axis=what, low=low, high=high))
         else:
             found.append(Requirement(kind="range", phrase=f"the {what} runs from {match['low']} to {match['high']}", what=what, axis="x", low=low, high=high))
+        if what == "number line":
+            found += [Requirement(kind="text", phrase=f"the number line is numbered ({end} is written)", text=end) for end in (match["low"], match["high"])]
     for match in re.finditer(rf"\b(?:from|between)\s+x\s*=\s*(?P<low>{NUMBER})\s+(?:to|and)\s+x\s*=\s*(?P<high>{NUMBER})", sentence, re.I):
         low, high = number(match["low"]), number(match["high"])
         if low is not None and high is not None:

@@ -30,11 +30,9 @@ def check_code(
     return result, check(checklist, Timeline.from_geometry(result.geometry if result.ok else None))
 
 
-def report_json(checklist: Checklist, result: RenderResult, report: Report) -> dict[str, Any]:
-    """What `--json`, the trace and the page show of one check."""
+def checks_json(checklist: Checklist, report: Report) -> dict[str, Any]:
+    """The checklist with each requirement's verdict: what the trace, the page and `--json` show."""
     return {
-        "sentence": checklist.sentence,
-        "render_status": result.status.value,
         "checklist": checklist.model_dump(mode="json"),
         "verdicts": [
             {"phrase": verdict.requirement.phrase, "kind": verdict.requirement.kind, "status": verdict.status, "seen": verdict.seen}
@@ -45,3 +43,8 @@ def report_json(checklist: Checklist, result: RenderResult, report: Report) -> d
         "unverifiable": report.count("unverifiable"),
         "all_held": report.all_held,
     }
+
+
+def report_json(checklist: Checklist, result: RenderResult, report: Report) -> dict[str, Any]:
+    """One check of one scene as `manimgen check --json` prints it."""
+    return {"sentence": checklist.sentence, "render_status": result.status.value, **checks_json(checklist, report)}

@@ -292,7 +292,7 @@ def _range(requirement: Requirement, timeline: Timeline) -> Verdict:
             ends = _ends(requirement, entry, snapshot)
             if ends is None:
                 continue
-            seen.append(f"{entry.label()} spans {ends[0]:g} to {ends[1]:g}")
+            seen.append(f"{entry.label()} spans {ends[0]:.3g} to {ends[1]:.3g}")
             if _near_value(ends[0], low, span) and _near_value(ends[1], high, span):
                 return _held(requirement, seen[-1])
     if not seen:
@@ -367,7 +367,7 @@ def _move_in_values(requirement: Requirement, timeline: Timeline, test: Callable
                 values.append(value[0])
         if not values:
             continue
-        seen.append(f"{track[-1][1].label()} went from {values[0]:g} to {values[-1]:g}")
+        seen.append(f"{track[-1][1].label()} went from {values[0]:.3g} to {values[-1]:.3g}")
         starts = requirement.low is None or _near_value(values[0], requirement.low)
         if starts and _near_value(values[-1], requirement.high) and len(values) >= 2:
             return _held(requirement, seen[-1])

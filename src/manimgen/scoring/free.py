@@ -1,5 +1,6 @@
 """Scores of generated code for a task without a reference: what can be known from the code and its
-render alone (did it render, does the code match the task's patterns); the comparing metrics are None."""
+render alone (did it render, does the rendered code match the task's patterns); the comparing metrics
+are None."""
 
 from __future__ import annotations
 
@@ -31,5 +32,5 @@ def reference_free_scores(code: str | None, result: RenderResult | None, pattern
         code_embedder="",
         dtw="",
         reference_status=NO_REFERENCE,
-        patterns_ok=all(re.search(pattern, text) for pattern in patterns) if patterns else None,
+        patterns_ok=(rendered and all(re.search(pattern, text) for pattern in patterns)) if patterns else None,
     )

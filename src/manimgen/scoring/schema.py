@@ -44,6 +44,8 @@ class Scores:
     patterns_ok: bool | None = _score("INTEGER", default=None)  # the code matches its task's patterns; None: the task has none
     content_vs: float | None = _score("REAL", "content_vs", default=None)  # CVS; None in scores stored before it existed
     preset: str = _score("TEXT", default="default")  # the metric preset (scoring/presets.py) the values were computed with
+    requirements_held: float | None = _score("REAL", default=None)  # share of the sentence's verifiable requirements the render holds; None: none verifiable
+    all_held: bool | None = _score("INTEGER", default=None)  # every verifiable requirement holds; None: none verifiable
 
     def label(self, name: str) -> str:
         """The metric's display name with the embedder behind it, e.g. ``VS[effnet-lite0]``."""

@@ -1,0 +1,82 @@
+"""`sample-check`: the search aimed at what the sentence asks, not only at a render that runs.
+
+sample-lint stops at the first render without layout or sentence problems, and that render often
+shows another object, a change that never ends, or the wrong range. This strategy reads the
+sentence's checklist first (checks/extract.py, or the one a person edited), puts it in every
+draft's prompt as the plan, and checks every render against it (checks/verify.py). A render that
+fails a requirement is repaired once with the precise failures ("the dot went from 2 to 6, not
+to 7"); a repair that fails, or a render that crashes, is followed by a fresh draft. The run stops
+when every verifiable requirement holds and the layout is clean, and otherwise ends on the render
+that held the most requirements (then the fewest layout and sentence problems, then the earliest).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from manimgen.agent.feedback_strategies import keep_best_render
+from manimgen.agent.judge import sentence_problems
+from manimgen.agent.layout import format_layout, layout_findings
+from manimgen.agent.prompts import generation_messages
+from manimgen.agent.search_strategies import SampleLoop, fresh_draft
+from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, register_strategy
+from manimgen.agent.trace import Round, Trace
+from manimgen.checks import Checklist, Report, Timeline, check, checklist_for, checks_json
+from manimgen.llm.base import LLM, Message
+from manimgen.render.result import RenderResult
+
+SUMMARY = (
+    "sample-lint aimed at the sentence's checklist: the plan (objects, values, changes) in every prompt, each render "
+    "checked requirement by requirement, a failed requirement repaired once with what the video showed instead, "
+    "else a fresh draft; stops when everything verifiable holds, else keeps the render that held the most"
+)
+MISSED = "The scene rendered, but the video does not show everything that was asked:"
+
+
+@register_strategy("sample-check", summary=SUMMARY)
+class CheckedSampleLoop(SampleLoop):
+    """Drafts that carry the plan, renders checked against it, repairs that name the failed requirements."""
+
+    checklist: Checklist
+    reports: dict[int, Report]
+
+    def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace:
+        self.checklist = checklist_for(description, config.checklist)
+        self.reports = {}
+        trace = keep_best_render(RepairLoop.run(self, llm, description, config, on_round), self._rank)
+        final = trace.final_render
+        report = check(self.checklist, Timeline.from_geometry(final.geometry if final is not None and final.ok else None))
+        return replace(trace, checks=checks_json(self.checklist, report))
+
+    def draft_messages(self, run: AgentRun) -> list[Message]:
+        return generation_messages(run.description, plan=self.checklist.render_text() or None)
+
+    def after_render(self, run: AgentRun, result: RenderResult) -> str | None:
+        report = check(self.checklist, Timeline.from_geometry(result.geometry))
+        self.reports[run.rounds[-1].index] = report
+        findings = layout_findings(result.geometry)
+        problems = sentence_problems(run.description, run.rounds[-1].code or "", result)
+        if not report.failures() and not findings and not problems:
+            return None
+        lines = [MISSED] if report.failures() else []
+        lines += [f"- {verdict.requirement.phrase}: {verdict.seen}" for verdict in report.failures()]
+        lines += [f"- {problem}" for problem in problems]
+        if findings:
+            lines.append(format_layout(findings))
+        return "\n".join(lines)
+
+    def follow_up(self, run: AgentRun, previous: Round) -> Round:
+        """A repair of a render that only missed requirements or its layout; a fresh draft after anything else."""
+        rendered = previous.render is not None and previous.render.ok
+        if rendered and previous.kind != "repair":
+            return run.ask("repair", self.repair_prompt(run, previous))
+        return fresh_draft(run, self.draft_messages(run))
+
+    def _rank(self, round_: Round) -> tuple[int, int, int]:
+        """Fewer failed requirements first, then fewer layout and sentence problems."""
+        report = self.reports.get(round_.index)
+        failed = len(report.failures()) if report is not None else len(self.checklist.requirements)
+        result = round_.render
+        assert result is not None
+        others = len(layout_findings(result.geometry)) + len(sentence_problems(self.checklist.sentence, round_.code or "", result))
+        return failed, others, round_.index
