@@ -69,6 +69,14 @@ def test_uncertain_problems_are_left_to_the_model() -> None:
     assert certain_match("set_colour", ["get_color"]) is None
 
 
+@pytest.mark.parametrize("invented", ["Parabola", "Grid", "Histogram", "Integral"])
+def test_an_invented_class_is_never_renamed_to_the_variable_it_is_assigned_to(invented: str) -> None:
+    variable = invented.lower()
+    code = scene(f"{variable} = {invented}(color=BLUE)", f"self.play(Create({variable}))")
+    assert autofix(code).code == code
+    assert [finding.code for finding in lint(code)] == ["unknown-name"]
+
+
 def test_every_rename_names_an_existing_object() -> None:
     import manim
 

@@ -21,11 +21,17 @@ def test_a_still_picture_for_a_sentence_that_asks_for_motion() -> None:
     still = render(STILL, quality="preview")
     assert still.ok and still.output.suffix == ".png"
     assert sentence_problems("A blue circle moves to the right.", STILL, still) == [
-        "the sentence asks for motion, but the scene is a still picture: animate it with self.play(...)"
+        "the sentence asks for motion, but the video shows one still picture: animate it with self.play(...)"
     ]
     assert sentence_problems("A blue circle.", STILL, still) == []
     moving = render(MOVING, quality="preview")
     assert sentence_problems("A blue circle moves to the right.", MOVING, moving) == []
+    held = HEAD + "        self.add(Circle(color=BLUE))\n        self.wait(2)\n"
+    frozen = render(held, quality="preview")
+    assert frozen.ok and frozen.output.suffix == ".mp4", "a video, yet it holds one picture for two seconds"
+    assert sentence_problems("A blue circle moves to the right.", held, frozen) == [
+        "the sentence asks for motion, but the video shows one still picture: animate it with self.play(...)"
+    ]
 
 
 def test_a_blank_video_is_named() -> None:
@@ -59,7 +65,7 @@ def test_sampling_keeps_the_candidate_with_fewest_problems() -> None:
     with CountingRenderer() as renderer:
         trace = run_agent(llm, sentence, "sample-lint", AgentConfig(rounds=1, renderer=renderer))
     first, second = (sentence_problems(sentence, r.code, r.render) for r in trace.rounds)
-    assert (len(first), len(second)) == (1, 2)
+    assert (len(first), len(second)) == (1, 3), "the blank video is also a still one where motion is asked"
     assert trace.final_code == MOVING, "the moving circle without its word beats a blank video without it"
 
 

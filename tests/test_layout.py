@@ -191,3 +191,22 @@ def test_reading_geometry_accepts_only_a_plain_well_formed_file(tmp_path):
             (tmp_path / "bad.json").write_text(json.dumps(payload))
             assert read_geometry(folder, "bad.json") is None
         assert read_geometry(folder, "missing.json") is None
+
+
+def test_a_text_under_a_filled_shape_or_on_one_of_its_own_brightness_is_reported():
+    covered = """from manim import *
+
+
+class Covered(Scene):
+    def construct(self):
+        formula = MathTex("x^2")
+        disc = Circle(radius=1, color=BLUE, fill_opacity=1)
+        self.play(Write(formula))
+        self.play(FadeIn(disc))
+"""
+    pale = covered.replace('MathTex("x^2")', 'MathTex("x^2", color=YELLOW)').replace("color=BLUE, fill_opacity=1)", "color=YELLOW, fill_opacity=1)\n        disc.set_z_index(-1)")
+    labelled = covered.replace("self.play(Write(formula))\n        self.play(FadeIn(disc))", "self.play(FadeIn(disc))\n        self.play(Write(formula))")
+    under, same, readable = (render(code, geometry=True, quality="preview") for code in (covered, pale, labelled))
+    assert [(finding.code, finding.names) for finding in layout_findings(under.geometry)] == [("covered", ("formula", "disc"))]
+    assert [(finding.code, finding.names) for finding in layout_findings(same.geometry)] == [("unreadable", ("formula", "disc"))]
+    assert layout_findings(readable.geometry) == [], "white on a blue disc, drawn on top of it, is a label"

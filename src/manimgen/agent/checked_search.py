@@ -1,4 +1,4 @@
-"""`sample-check`: the search aimed at what the sentence asks, not only at a render that runs.
+"""`sample-plan` and `sample-check`: the search aimed at what the sentence asks, not only at a render that runs.
 
 sample-lint stops at the first render without layout or sentence problems, and that render often
 shows another object, a change that never ends, or the wrong range. This strategy reads the
@@ -8,6 +8,8 @@ fails a requirement is repaired once with the precise failures ("the dot went fr
 to 7"); a repair that fails, or a render that crashes, is followed by a fresh draft. The run stops
 when every verifiable requirement holds and the layout is clean, and otherwise ends on the render
 that held the most requirements (then the fewest layout and sentence problems, then the earliest).
+`sample-check` also shows the model working idioms for what teachers ask most (agent/idioms.py) in
+its system prompt, the same text in every call so its evaluated state is reused.
 """
 
 from __future__ import annotations
@@ -17,26 +19,28 @@ from dataclasses import replace
 from manimgen.agent.feedback_strategies import keep_best_render
 from manimgen.agent.judge import sentence_problems
 from manimgen.agent.layout import format_layout, layout_findings
-from manimgen.agent.prompts import generation_messages
+from manimgen.agent.prompts import IDIOMS_SYSTEM_PROMPT, SYSTEM_PROMPT, generation_messages, repair_messages
 from manimgen.agent.search_strategies import SampleLoop, fresh_draft
-from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, register_strategy
+from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, feedback_problem, register_strategy
 from manimgen.agent.trace import Round, Trace
 from manimgen.checks import Checklist, Report, Timeline, check, checklist_for, checks_json
 from manimgen.llm.base import LLM, Message
 from manimgen.render.result import RenderResult
 
-SUMMARY = (
+PLAN_SUMMARY = (
     "sample-lint aimed at the sentence's checklist: the plan (objects, values, changes) in every prompt, each render "
     "checked requirement by requirement, a failed requirement repaired once with what the video showed instead, "
     "else a fresh draft; stops when everything verifiable holds, else keeps the render that held the most"
 )
+CHECK_SUMMARY = "sample-plan whose system prompt also shows one working scene of the idioms teachers' sentences need most"
 MISSED = "The scene rendered, but the video does not show everything that was asked:"
 
 
-@register_strategy("sample-check", summary=SUMMARY)
+@register_strategy("sample-plan", summary=PLAN_SUMMARY)
 class CheckedSampleLoop(SampleLoop):
     """Drafts that carry the plan, renders checked against it, repairs that name the failed requirements."""
 
+    system = SYSTEM_PROMPT
     checklist: Checklist
     reports: dict[int, Report]
 
@@ -49,7 +53,12 @@ class CheckedSampleLoop(SampleLoop):
         return replace(trace, checks=checks_json(self.checklist, report))
 
     def draft_messages(self, run: AgentRun) -> list[Message]:
-        return generation_messages(run.description, plan=self.checklist.render_text() or None)
+        return generation_messages(run.description, plan=self.checklist.render_text() or None, system=self.system)
+
+    def repair_prompt(self, run: AgentRun, previous: Round) -> list[Message]:
+        return repair_messages(
+            run.description, previous.code or previous.completion, previous.feedback, problem=feedback_problem(previous), system=self.system
+        )
 
     def after_render(self, run: AgentRun, result: RenderResult) -> str | None:
         report = check(self.checklist, Timeline.from_geometry(result.geometry))
@@ -80,3 +89,10 @@ class CheckedSampleLoop(SampleLoop):
         assert result is not None
         others = len(layout_findings(result.geometry)) + len(sentence_problems(self.checklist.sentence, round_.code or "", result))
         return failed, others, round_.index
+
+
+@register_strategy("sample-check", summary=CHECK_SUMMARY)
+class IdiomCheckedSampleLoop(CheckedSampleLoop):
+    """sample-plan with the idioms scene in the system prompt."""
+
+    system = IDIOMS_SYSTEM_PROMPT

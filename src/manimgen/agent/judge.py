@@ -31,6 +31,8 @@ QUOTED = re.compile(r"""(?<![\w'])'([^'\n]{2,60})'(?![\w'])|"([^"\n]{2,60})"|“
 BLANK_SPREAD = 8
 """A frame whose channels vary by fewer levels than this everywhere shows nothing (one flat colour)."""
 CHECK_FPS = 2.0
+STILL_SHARE = 0.001
+"""A frame that differs from the first in fewer than this share of its pixels shows the same picture."""
 COUNT = re.compile(
     r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[2-9]|1[0-2])\s+(?:[a-z-]+\s+){0,2}?([a-z]+s)\b", re.IGNORECASE
 )
@@ -45,10 +47,10 @@ def sentence_problems(description: str, code: str, result: RenderResult) -> list
     problems = []
     output = result.output
     if output is not None:
-        is_still = output.suffix.lower() in IMAGE_SUFFIXES
-        if is_still and MOTION_WORDS.search(description):
-            problems.append("the sentence asks for motion, but the scene is a still picture: animate it with self.play(...)")
-        if _blank(output):
+        frames = _frames(output)
+        if MOTION_WORDS.search(description) and (output.suffix.lower() in IMAGE_SUFFIXES or _unchanging(frames)):
+            problems.append("the sentence asks for motion, but the video shows one still picture: animate it with self.play(...)")
+        if frames is not None and _blank(frames):
             problems.append("every frame of the video is one flat colour: nothing visible is drawn")
     written = " ".join(_string_literals(code)).lower()
     for quoted in quoted_texts(description):
@@ -129,11 +131,24 @@ def quoted_texts(description: str) -> list[str]:
     return [next(group for group in match.groups() if group) for match in QUOTED.finditer(description)]
 
 
-def _blank(output: Path) -> bool:
-    """Every frame sampled (and the last, where a short animation ends) is one flat colour."""
+def _frames(output: Path) -> np.ndarray | None:
+    """Frames sampled across the whole video (and its last, where a short animation ends); None when unreadable."""
     try:
-        frames = np.concatenate([sample_frames(output, fps=CHECK_FPS), frames_at(output, [LAST])])
+        return np.concatenate([sample_frames(output, fps=CHECK_FPS), frames_at(output, [LAST])])
     except (ValueError, OSError, av.error.FFmpegError):
-        return False
+        return None
+
+
+def _blank(frames: np.ndarray) -> bool:
+    """Every frame is one flat colour."""
     spread = frames.reshape(len(frames), -1, 3)
     return bool(np.all(spread.max(axis=1).astype(int) - spread.min(axis=1).astype(int) < BLANK_SPREAD))
+
+
+def _unchanging(frames: np.ndarray | None) -> bool:
+    """Every frame is the first one (a video that holds one picture): beyond the encoder's noise, almost no
+    pixel changes by more than a few levels."""
+    if frames is None or len(frames) < 2:
+        return False
+    changed = np.abs(frames.astype(int) - frames[0].astype(int)).max(axis=-1) >= BLANK_SPREAD
+    return bool(changed.mean(axis=(1, 2)).max() < STILL_SHARE)

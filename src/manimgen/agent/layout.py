@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from manimgen.checks.colours import contrast
+
 OFF_FRAME_TOLERANCE = 0.1
 MIN_OVERLAP_AREA = 0.02
 MIN_OVERLAP_SHARE = 0.2
@@ -21,6 +23,10 @@ MIN_TEXT_SIZE = 0.1
 MIN_SHAPE_SIZE = 0.04
 COINCIDENT = 0.02
 MAX_REPORTED = 8
+FILLED = 0.5
+MIN_COVERED_SHARE = 0.5
+MIN_CONTRAST = 1.6
+"""Below this WCAG contrast ratio a text cannot be read on the filled shape under it (white on yellow is 1.07)."""
 BACKGROUND_CLASSES = frozenset({"NumberPlane", "ComplexPlane", "PolarPlane", "FullScreenRectangle"})
 
 Box = tuple[float, float, float, float]
@@ -28,7 +34,7 @@ Box = tuple[float, float, float, float]
 
 @dataclass(frozen=True)
 class LayoutFinding:
-    """One layout problem: `code` is "off-frame", "overlap" or "too-small"; snapshots are 0-based."""
+    """One layout problem: `code` is "off-frame", "overlap", "too-small", "covered" or "unreadable"; snapshots are 0-based."""
 
     code: str
     first_snapshot: int
@@ -156,6 +162,12 @@ def _problems(entries: list[dict[str, Any]], frame: Box) -> list[tuple[tuple[Any
         if small:
             problems.append((("too-small", _identity(entry)), "too-small", (_short_name(entry),), small))
     texts = [e for e in entries if e.get("is_text")]
+    for text in texts:
+        for shape in entries:
+            hidden = _hidden(text, shape, entries)
+            if hidden:
+                key = (hidden[0], _identity(text), _identity(shape))
+                problems.append((key, hidden[0], (_short_name(text), _short_name(shape)), hidden[1]))
     for index, first in enumerate(texts):
         for second in texts[index + 1 :]:
             overlap = _overlap(first, second)
@@ -163,6 +175,28 @@ def _problems(entries: list[dict[str, Any]], frame: Box) -> list[tuple[tuple[Any
                 key = ("overlap", *sorted((_identity(first), _identity(second))))
                 problems.append((key, "overlap", (_short_name(first), _short_name(second)), overlap))
     return problems
+
+
+def _hidden(text: dict[str, Any], shape: dict[str, Any], entries: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """A text under a filled shape drawn after it ("covered"), or on one of nearly its own brightness ("unreadable")."""
+    solid = shape.get("closed") is True and float(shape.get("fill_opacity") or 0.0) >= FILLED
+    if not solid or shape.get("is_text") or shape.get("class") in BACKGROUND_CLASSES or str(text.get("parent")) == str(shape.get("id")):
+        return None
+    a, b = box_of(text["box"]), box_of(shape["box"])
+    assert a is not None and b is not None
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    area = (a[2] - a[0]) * (a[3] - a[1])
+    if width <= 0 or height <= 0 or area <= 0 or width * height / area < MIN_COVERED_SHARE:
+        return None
+    text_order = (float(text.get("z_index") or 0.0), entries.index(text))
+    shape_order = (float(shape.get("z_index") or 0.0), entries.index(shape))
+    if shape_order > text_order:
+        return "covered", f"{_label(text)} is hidden under the filled {_label(shape)}, which is drawn on top of it."
+    ratio = contrast(text.get("fill") or text.get("stroke"), shape.get("fill"))
+    if ratio is not None and ratio < MIN_CONTRAST:
+        return "unreadable", f"{_label(text)} is drawn on the filled {_label(shape)} in nearly the same brightness (contrast {ratio:.1f}:1), so it cannot be read."
+    return None
 
 
 def _off_frame(entry: dict[str, Any], box: Box, frame: Box) -> str | None:

@@ -207,12 +207,20 @@ class _Checker:
                 fix = Edit.insert(1, 1, "from manim import *\n", f"added `from manim import *` (`{name}` is a manim name)")
                 self.report(node, "unknown-name", f"`{name}` is not defined{also}: it is a manim name, so add `from manim import *`.", fix)
             else:
-                candidates = self.model.local_names | set(api.star_names()) | set(dir(builtins))
+                candidates = self._meanable(name) | set(api.star_names()) | set(dir(builtins))
                 meant = certain_match(name, candidates)
                 fix = node_edit(node, meant, f"`{name}` → `{meant}` (not defined; the only name it can mean)") if meant else None
                 if fix is None and name.islower() and callable(getattr(numpy, name, None)):
                     fix = Edit.insert(1, 1, f"from numpy import {name}\n", f"added `from numpy import {name}` (`{name}` is numpy's)")
                 self.report(node, "unknown-name", f"`{name}` is not defined{also}: neither the code nor manim {manim_version()} defines it.{_suggest(name, candidates)}", fix)
+
+    def _meanable(self, name: str) -> set[str]:
+        """The code's own names an unknown one may stand for: a capitalised name (an invented class,
+        `Parabola`) never means a lower-case variable (`parabola = Parabola(...)` must not become
+        `parabola = parabola(...)`)."""
+        if name[:1].isupper():
+            return {local for local in self.model.local_names if not local[:1].islower()}
+        return set(self.model.local_names)
 
     def _check_call(self, call: ast.Call, target: Any, receiver: Instance | None) -> None:
         if target is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from manimgen.agent.idioms import ADVICE, IDIOMS
 from manimgen.llm.base import Message
 from manimgen.render.result import RenderResult, RenderStatus
 
@@ -82,26 +83,33 @@ Example
 {format_target(EXAMPLE_CODE)}"""
 
 
-def _conversation(user: str) -> list[Message]:
-    return [Message(role="system", content=SYSTEM_PROMPT), Message(role="user", content=user)]
+IDIOMS_SYSTEM_PROMPT = f"{SYSTEM_PROMPT}\n\n{ADVICE}\n\n```python\n{_trim(IDIOMS)}\n```"
+"""The system prompt with the idioms scene (agent/idioms.py): the same text in every call, so its evaluated
+state is reused after the first."""
 
 
-def generation_messages(description: str, examples: Sequence[tuple[str, str]] = (), plan: str | None = None) -> list[Message]:
+def _conversation(user: str, system: str = SYSTEM_PROMPT) -> list[Message]:
+    return [Message(role="system", content=system), Message(role="user", content=user)]
+
+
+def generation_messages(
+    description: str, examples: Sequence[tuple[str, str]] = (), plan: str | None = None, system: str = SYSTEM_PROMPT
+) -> list[Message]:
     """The first request: the description inside `<TEXT_SCRIPT>`, after any (description, code)
     examples of working scenes for similar sentences, and before the plan: what the video must show,
     one numbered line a requirement (checks/requirements.py)."""
     asked = text_script(description) + (f"\n\nThe video must show:\n{plan}" if plan else "")
     if not examples:
-        return _conversation(asked)
+        return _conversation(asked, system)
     shown = "\n\n".join(f"{text_script(text)}\n{format_target(code)}" for text, code in examples)
-    return _conversation(f"Working scenes for similar descriptions:\n\n{shown}\n\nNow write the scene for this one:\n{asked}")
+    return _conversation(f"Working scenes for similar descriptions:\n\n{shown}\n\nNow write the scene for this one:\n{asked}", system)
 
 
 RENDER_FAILED = "it failed when it was rendered with manim"
 
 
 def repair_messages(
-    description: str, code: str, render_errors: str, api_info: str | None = None, problem: str = RENDER_FAILED
+    description: str, code: str, render_errors: str, api_info: str | None = None, problem: str = RENDER_FAILED, system: str = SYSTEM_PROMPT
 ) -> list[Message]:
     """A fresh request to fix `code`, carrying what went wrong (and, for RITL-DOC, the API docs).
 
@@ -126,7 +134,7 @@ def repair_messages(
         "Find the cause of the errors and fix it." + docs_hint + " Keep everything the description asks for. "
         "Answer only with the complete corrected code wrapped in <CODE> and </CODE>."
     )
-    return _conversation("\n\n".join(parts))
+    return _conversation("\n\n".join(parts), system)
 
 
 def doc_messages(description: str, code: str, api_info: str) -> list[Message]:

@@ -34,6 +34,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 from manimgen.agent import AgentConfig, Trace, run_agent
 from manimgen.agent.extract import extract_code_strict
@@ -327,6 +328,12 @@ class BenchRunner:
                 self._measured += 1
                 self._ok += sample.status == "ok"
             progress.update(bar, advance=1, rsr=self._rsr_text())
+            if self.show_progress and not self.console.is_terminal:
+                self.console.print(
+                    Text(f"{self._recorded}/{progress.tasks[0].total:.0f} {item.model.name} · {item.strategy.key} · {item.task.id}: "
+                         f"{sample.status} ({sample.seconds or 0.0:.0f} s); RSR {self._rsr_text()}"),
+                    soft_wrap=True,
+                )  # fmt: skip
 
     def _scored(self, store: Store, item: WorkItem, trace: Trace, sample: Sample) -> Sample:
         code = trace.final_code if self._extractable(trace) else None

@@ -66,3 +66,17 @@ def _rgb(hex_colour: str | None) -> tuple[float, float, float] | None:
         return None
     digits = hex_colour.lstrip("#")
     return tuple(int(digits[index : index + 2], 16) / 255 for index in (0, 2, 4))  # type: ignore[return-value]
+
+
+def contrast(first: str | None, second: str | None) -> float | None:
+    """The WCAG contrast ratio of two colours (1 = the same brightness, 21 = black on white); None if either is unknown."""
+    luminances = [_luminance(rgb) for rgb in (_rgb(first), _rgb(second)) if rgb is not None]
+    if len(luminances) != 2:
+        return None
+    light, dark = max(luminances), min(luminances)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _luminance(rgb: tuple[float, float, float]) -> float:
+    linear = [channel / 12.92 if channel <= 0.03928 else ((channel + 0.055) / 1.055) ** 2.4 for channel in rgb]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]

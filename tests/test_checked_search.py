@@ -1,0 +1,82 @@
+"""sample-plan and sample-check: the plan in the prompt, renders checked against the checklist, repairs
+that name the failed requirements; control flow with a scripted model, real renders and checks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from counting_renderer import CountingRenderer
+
+from manimgen.agent import AgentConfig, format_target, run_agent
+from manimgen.agent.idioms import IDIOMS
+from manimgen.agent.layout import layout_findings
+from manimgen.agent.prompts import IDIOMS_SYSTEM_PROMPT, SYSTEM_PROMPT
+from manimgen.agent.trace import STOP_MAX_ROUNDS, STOP_RENDERED
+from manimgen.checks import Checklist, Requirement
+from manimgen.llm.scripted import ScriptedLLM
+from manimgen.render import render
+
+SENTENCE = "Show a number line from 0 to 10 and move a red dot from 2 to 7."
+HEAD = "from manim import *\n\n\nclass Move(Scene):\n    def construct(self):\n"
+
+
+def moving_to(end: int) -> str:
+    return HEAD + (
+        "        line = NumberLine(x_range=[0, 10, 1], include_numbers=True)\n"
+        "        dot = Dot(line.n2p(2), color=RED)\n"
+        "        self.play(Create(line), FadeIn(dot))\n"
+        f"        self.play(dot.animate.move_to(line.n2p({end})))\n"
+    )
+
+
+CRASHING = HEAD + "        self.play(Create(NumberLine(x_range=[0, 10, 1])))\n        raise ValueError('boom')\n"
+
+
+def answers(*codes: str) -> ScriptedLLM:
+    return ScriptedLLM(*(format_target(code) for code in codes))
+
+
+@pytest.fixture
+def renders() -> Iterator[CountingRenderer]:
+    with CountingRenderer() as renderer:
+        yield renderer
+
+
+def test_a_missed_requirement_is_repaired_with_what_the_video_showed(renders: CountingRenderer) -> None:
+    trace = run_agent(answers(moving_to(6), moving_to(7)), SENTENCE, "sample-check", AgentConfig(rounds=3, renderer=renders))
+    assert [round_.kind for round_ in trace.rounds] == ["generate", "repair"]
+    assert trace.stop_reason == STOP_RENDERED and trace.final_code == moving_to(7)
+    first = trace.rounds[0]
+    assert first.messages[0]["content"] == IDIOMS_SYSTEM_PROMPT
+    assert "The video must show:\n1. a number line\n" in first.messages[1]["content"]
+    assert "- a dot on the number line moves from 2 to 7: `dot` (Dot) went from 2 to 6" in first.feedback
+    assert "- a dot on the number line moves from 2 to 7: `dot` (Dot) went from 2 to 6" in trace.rounds[1].messages[1]["content"]
+    assert trace.checks is not None and trace.checks["all_held"] is True and trace.checks["failed"] == 0
+
+
+def test_after_a_crash_or_a_failed_repair_comes_a_fresh_draft_and_the_best_render_is_kept(renders: CountingRenderer) -> None:
+    trace = run_agent(
+        answers(CRASHING, moving_to(5), moving_to(6), moving_to(4)), SENTENCE, "sample-plan", AgentConfig(rounds=3, renderer=renders)
+    )
+    assert [round_.kind for round_ in trace.rounds] == ["generate", "resample", "repair", "resample"]
+    assert trace.rounds[1].messages[0]["content"] == SYSTEM_PROMPT
+    assert trace.stop_reason == STOP_MAX_ROUNDS
+    assert trace.final_code == moving_to(5), "every render missed the end value; the earliest of the best is kept"
+    assert trace.checks is not None and trace.checks["failed"] == 1
+
+
+def test_an_edited_checklist_replaces_the_sentences_own(renders: CountingRenderer) -> None:
+    edited = Checklist(sentence=SENTENCE, requirements=[Requirement(kind="object", phrase="a number line", what="number line")])
+    trace = run_agent(answers(moving_to(6)), SENTENCE, "sample-check", AgentConfig(rounds=3, renderer=renders, checklist=edited))
+    assert [round_.kind for round_ in trace.rounds] == ["generate"]
+    assert "The video must show:\n1. a number line\n\n" not in trace.rounds[0].messages[1]["content"]
+    assert trace.rounds[0].messages[1]["content"].endswith("The video must show:\n1. a number line")
+    assert trace.checks is not None and trace.checks["held"] == 1
+
+
+def test_the_idioms_render_cleanly_on_the_installed_manim() -> None:
+    result = render(IDIOMS, quality="preview", geometry=True)
+    assert result.ok, result.error_tail
+    assert layout_findings(result.geometry) == []
+    assert IDIOMS.strip() in IDIOMS_SYSTEM_PROMPT
