@@ -76,12 +76,13 @@ def test_a_job_runs_its_rounds_and_leaves_video_code_and_trace(engine_with) -> N
     assert (folder / "scene.py").read_text() == GOOD and (folder / "scene.mp4").stat().st_size > 0
     assert json.loads((folder / "scene.trace.json").read_text())["strategy"] == "ritl"
     events = engine.store.events(job.id)
-    assert [event.kind for event in events] == ["status", "status", "stage", "stage", "round", "stage", "stage", "round", "status"]
+    assert [event.kind for event in events] == ["status", "status", "checklist", "stage", "stage", "round", "stage", "stage", "round", "status"]
+    assert events[2].payload == {"items": ["a blue circle", "a square", "the circle becomes a square"]}
     assert [event.payload for event in events if event.kind == "stage"] == [
         {"stage": "writing the scene", "rounds": 0}, {"stage": "rendering", "rounds": 0},
         {"stage": "writing the scene", "rounds": 1}, {"stage": "rendering", "rounds": 1},
     ]  # fmt: skip
-    first_round = events[4].payload
+    first_round = events[5].payload
     assert (first_round["rendered"], first_round["status"]) == (False, "code_error")
     assert "Circel" in first_round["error"], "the first line that names the error"
     assert events[-1].payload == {"status": DONE, "video": "scene.mp4"}

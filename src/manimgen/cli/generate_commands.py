@@ -7,7 +7,7 @@ import json
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.markup import escape
@@ -21,6 +21,7 @@ from manimgen.llm.base import Sampling
 
 if TYPE_CHECKING:
     from manimgen.agent import Round
+    from manimgen.checks import Checklist
     from manimgen.llm.base import LLM
     from manimgen.serve.produce import Product, Request
 
@@ -88,6 +89,7 @@ def generate(
     out: Annotated[Optional[Path], typer.Option(help="where the video goes (default runs/generate/<slug>.mp4); its .py beside it")] = None,
     trace: Annotated[Optional[Path], typer.Option(help="also write the run's trace (every prompt, answer, render) as JSON here")] = None,
     batch: Annotated[Optional[Path], typer.Option(help="a file of sentences (one per line, or JSON Lines): one video each into --out, resumable")] = None,
+    checklist: Annotated[Optional[Path], typer.Option(help="an edited checklist (`manimgen check SENTENCE --json` prints one) for the strategies that check one")] = None,
 ) -> None:
     """Turn a sentence into a Manim scene with an LLM, render it, and print where the video and its code are."""
     from manimgen.agent import get_strategy
@@ -105,7 +107,8 @@ def generate(
     except ValueError as error:
         fail(str(error))
     sentences = _sentences(batch) if batch is not None else [sentence or ""]
-    requests = [Request(text, strategy, quality, rounds, temperature, max_tokens, seed) for text in sentences]
+    plan = _checklist(checklist) if checklist is not None else None
+    requests = [Request(text, strategy, quality, rounds, temperature, max_tokens, seed, checklist=plan) for text in sentences]
     llm, loaded_s = _load(model)
     try:
         if batch is not None:
@@ -128,6 +131,27 @@ def _load(model: str | None) -> tuple[LLM, float]:
             return load_model(name), time.monotonic() - started
     except LLMError as error:
         fail(str(error))
+
+
+def _checklist(path: Path) -> Checklist:
+    from manimgen.checks import ChecklistError, load_checklist
+
+    try:
+        return load_checklist(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError) as error:
+        fail(f"cannot read the checklist {path} ({error}); give the JSON file `manimgen check SENTENCE --json` prints")
+    except ChecklistError as error:
+        fail(str(error))
+
+
+def _show_checks(checks: dict[str, Any]) -> None:
+    """The checklist with a tick, a cross or a question mark per item, and what was seen for a cross."""
+    marks = {"held": ("✓", "green"), "failed": ("✗", "red"), "unverifiable": ("?", "yellow")}
+    console.print(Text(f"checklist: {checks['held']} held, {checks['failed']} failed, {checks['unverifiable']} unverifiable"))
+    for verdict in checks["verdicts"]:
+        mark, colour = marks.get(verdict["status"], ("?", "yellow"))
+        seen = f" — {verdict['seen']}" if verdict["status"] != "held" else ""
+        console.print(Text.assemble("  ", (mark, colour), " ", literal(f"{verdict['phrase']}{seen}")))
 
 
 def _run_one(llm: LLM, request: Request, out: Path | None, trace: Path | None, loaded_s: float) -> None:
@@ -157,6 +181,8 @@ def _run_one(llm: LLM, request: Request, out: Path | None, trace: Path | None, l
         trace.write_text(result.to_json(), encoding="utf-8")
         console.print(Text(f"trace: {trace}"), soft_wrap=True)
     summary = f"{result.llm_calls} generations, {result.seconds:.1f} s, stopped: {result.stop_reason}"
+    if result.checks is not None:
+        _show_checks(result.checks)
     if not product.ok:
         console.print(Text.assemble(("failed", "red"), f" ({product.error}); {summary}"))
         if product.render is not None and product.render.error_tail:

@@ -26,6 +26,7 @@ from typing import TextIO
 from manimgen.agent import Round, list_strategies
 from manimgen.agent.search_strategies import DEFAULT_STRATEGY
 from manimgen.agent.strategies import DEFAULT_SAMPLING
+from manimgen.checks import checklist_for
 from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, load_model, parse_spec
 from manimgen.llm.base import LLM, ChatResult, Message, Sampling, accepts_images
 from manimgen.render import Renderer, RenderJob, RenderPool
@@ -226,6 +227,7 @@ class JobEngine:
             self._end(job.id, DONE, video=place(result, target).name, scene="scene.py")
             return
         request = Request(job.sentence, job.strategy, job.quality, max_tokens=self.max_tokens)
+        self.store.emit(job.id, "checklist", {"items": [item.phrase for item in checklist_for(job.sentence).requirements]})
         rounds = 0
 
         def on_stage(stage: str) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from manimgen.agent import AgentConfig, Round, Trace, get_strategy
 from manimgen.agent.strategies import DEFAULT_SAMPLING
+from manimgen.checks import Checklist
 from manimgen.llm.base import LLM
 from manimgen.render import Renderer, RenderJob, RenderResult
 from manimgen.render.result import DEFAULT_QUALITY
@@ -34,6 +35,7 @@ class Request:
     temperature: float = DEFAULT_SAMPLING.temperature
     max_tokens: int = DEFAULT_SAMPLING.max_tokens
     seed: int = 0
+    checklist: Checklist | None = None  # a person's edit of the sentence's checklist, for the strategies that check one
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class Product:
 
 def search_config(request: Request, renderer: Renderer | None) -> AgentConfig:
     sampling = replace(DEFAULT_SAMPLING, temperature=request.temperature, max_tokens=request.max_tokens, seed=request.seed)
-    return AgentConfig(rounds=request.rounds, sampling=sampling, quality=SEARCH_QUALITY, renderer=renderer)
+    return AgentConfig(rounds=request.rounds, sampling=sampling, quality=SEARCH_QUALITY, renderer=renderer, checklist=request.checklist)
 
 
 def produce(

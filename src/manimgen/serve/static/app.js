@@ -69,6 +69,8 @@ function follow(job) {
   $("job").hidden = false;
   $("job-title").textContent = job.kind === "render" ? "Rendering edited code" : job.sentence;
   $("rounds").replaceChildren();
+  $("checklist").replaceChildren();
+  $("checklist-section").hidden = true;
   $("result").hidden = true;
   $("code-panel").hidden = true;
   $("video").removeAttribute("src");
@@ -76,6 +78,7 @@ function follow(job) {
   stream = new EventSource(withToken(`/api/jobs/${job.id}/events`));
   stream.addEventListener("round", (message) => addRound(JSON.parse(message.data)));
   stream.addEventListener("render", (message) => addRender(JSON.parse(message.data)));
+  stream.addEventListener("checklist", (message) => showChecklist(JSON.parse(message.data).items.map((phrase) => ({ phrase, status: "pending" }))));
   stream.addEventListener("status", async () => setStatus(await api(`/api/jobs/${job.id}`)));
   stream.addEventListener("end", async () => {
     stream.close();
@@ -106,6 +109,23 @@ function addRound(round) {
   $("rounds").append(item);
 }
 
+function showChecklist(verdicts) {
+  const marks = { held: "✓", failed: "✗", unverifiable: "?", pending: "…" };
+  $("checklist").replaceChildren(...verdicts.map((verdict) => {
+    const item = document.createElement("li");
+    item.className = verdict.status;
+    item.textContent = `${marks[verdict.status] || "?"} ${verdict.phrase}`;
+    if (verdict.status === "failed" && verdict.seen) {
+      const seen = document.createElement("span");
+      seen.className = "detail";
+      seen.textContent = ` — ${verdict.seen}`;
+      item.append(seen);
+    }
+    return item;
+  }));
+  $("checklist-section").hidden = verdicts.length === 0;
+}
+
 function addRender(render) {
   addRound({ kind: "render", rendered: render.ok, status: render.status, error: render.error || "", fixes: [], seconds: "–" });
 }
@@ -128,6 +148,10 @@ async function finished(job) {
     video.hidden = true;
     still.hidden = true;
     $("download-video").hidden = true;
+  }
+  if (job.kind === "generate" && ["done", "failed"].includes(job.status)) {
+    const trace = await api(`/api/jobs/${job.id}/trace`).catch(() => null);
+    if (trace && trace.checks) showChecklist(trace.checks.verdicts);
   }
   if (job.scene) {
     const code = await api(`/api/jobs/${job.id}/code`);
