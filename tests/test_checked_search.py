@@ -17,7 +17,8 @@ from manimgen.checks import Checklist, Requirement
 from manimgen.llm.scripted import ScriptedLLM
 from manimgen.render import render
 
-SENTENCE = "Show a number line from 0 to 10 and move a red dot from 2 to 7."
+SENTENCE = "Show a number line from 0 to 10 and move a red dot from 2 to 7, slowly."
+"""The builder would make this scene without the word it does not read (slowly): the model writes it here."""
 HEAD = "from manim import *\n\n\nclass Move(Scene):\n    def construct(self):\n"
 
 

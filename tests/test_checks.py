@@ -42,7 +42,7 @@ def test_extraction_reads_numbers_colours_shapes_and_changes() -> None:
     assert ("transform", "circle", "square") in kinds("A blue circle transforms into a red square.")
     assert ("rotate", "pentagon", 72.0) in kinds("Draw a purple pentagon and rotate it by 72 degrees.")
     assert ("range", "curve", -2.0, 2.0) in kinds("Plot y = e^x from -2 to 2 in green.")
-    assert ("object", "curve", "green") in kinds("Plot y = e^x from -2 to 2 in green.")
+    assert ("object", "curve", "green", "y = e^x") in kinds("Plot y = e^x from -2 to 2 in green.")
     assert ("formula", "2(x + 3)", "2x + 6") in kinds("Transform the expression 2(x + 3) into 2x + 6.")
     assert kinds("Sort the array 3, 1, 2 into 1, 2, 3 with selection sort.")[-1] == ("order",)
     assert extract("Sort the array 3, 1, 2 into 1, 2, 3 with selection sort.").requirements[-1].items == ["1", "2", "3"]

@@ -9,20 +9,23 @@ to 7"); a repair that fails, or a render that crashes, is followed by a fresh dr
 when every verifiable requirement holds and the layout is clean, and otherwise ends on the render
 that held the most requirements (then the fewest layout and sentence problems, then the earliest).
 `sample-check` also shows the model working idioms for what teachers ask most (agent/idioms.py) in
-its system prompt, the same text in every call so its evaluated state is reused.
+its system prompt, the same text in every call so its evaluated state is reused, and starts from the
+scene builder's scene (agent/builder.py) when the builder read the whole sentence: checked like any
+other round, and followed by model drafts only if it misses something.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from manimgen.agent.builder import build
 from manimgen.agent.feedback_strategies import keep_best_render
 from manimgen.agent.judge import sentence_problems
 from manimgen.agent.layout import format_layout, layout_findings
 from manimgen.agent.prompts import IDIOMS_SYSTEM_PROMPT, SYSTEM_PROMPT, generation_messages, repair_messages
 from manimgen.agent.search_strategies import SampleLoop, fresh_draft
 from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, feedback_problem, register_strategy
-from manimgen.agent.trace import Round, Trace
+from manimgen.agent.trace import BUILT, Round, Trace
 from manimgen.checks import Checklist, Report, Timeline, check, checklist_for, checks_json
 from manimgen.llm.base import LLM, Message
 from manimgen.render.result import RenderResult
@@ -32,7 +35,11 @@ PLAN_SUMMARY = (
     "checked requirement by requirement, a failed requirement repaired once with what the video showed instead, "
     "else a fresh draft; stops when everything verifiable holds, else keeps the render that held the most"
 )
-CHECK_SUMMARY = "sample-plan whose system prompt also shows one working scene of the idioms teachers' sentences need most"
+CHECK_SUMMARY = (
+    "sample-plan that first builds the scene from tested blocks when they cover the whole sentence (number lines, "
+    "plots, formulas, numbered boxes, vectors, shapes that change), and whose prompts show one working scene of the "
+    "idioms teachers' sentences need most"
+)
 MISSED = "The scene rendered, but the video does not show everything that was asked:"
 
 
@@ -77,7 +84,7 @@ class CheckedSampleLoop(SampleLoop):
     def follow_up(self, run: AgentRun, previous: Round) -> Round:
         """A repair of a render that only missed requirements or its layout; a fresh draft after anything else."""
         rendered = previous.render is not None and previous.render.ok
-        if rendered and previous.kind != "repair":
+        if rendered and previous.kind not in ("repair", BUILT):
             return run.ask("repair", self.repair_prompt(run, previous))
         return fresh_draft(run, self.draft_messages(run))
 
@@ -93,6 +100,10 @@ class CheckedSampleLoop(SampleLoop):
 
 @register_strategy("sample-check", summary=CHECK_SUMMARY)
 class IdiomCheckedSampleLoop(CheckedSampleLoop):
-    """sample-plan with the idioms scene in the system prompt."""
+    """sample-plan with the idioms scene in the system prompt and the scene builder's scene first."""
 
     system = IDIOMS_SYSTEM_PROMPT
+
+    def first(self, run: AgentRun) -> Round:
+        built = build(self.checklist)
+        return run.offer(BUILT, built) if built is not None else super().first(run)

@@ -4,6 +4,7 @@ Every built-in strategy is one loop, `RepairLoop`: generate, evaluate, and while
 feedback and rounds are left, ask again with a fresh repair prompt. Strategies differ only in hooks:
 
     max_repairs(config) -> int                  feedback rounds allowed (vanilla: 0; others: config.rounds)
+    first(run) -> Round                         the first round (default: a draft, then `refine`)
     refine(run, draft) -> Round                 extra generations before the first evaluation (RITL-DOC)
     before_render(run, code) -> str | None      a check before rendering, e.g. a linter; feedback skips the render
     after_render(run, result) -> str | None     a check of a successful render, e.g. its layout; feedback asks
@@ -39,7 +40,7 @@ from typing import Protocol, TypeVar
 
 from manimgen.agent.apidocs import api_info
 from manimgen.agent.extract import extract_code
-from manimgen.agent.prompts import NO_CODE_FEEDBACK, RENDER_FAILED, doc_messages, generation_messages, render_errors, repair_messages
+from manimgen.agent.prompts import NO_CODE_FEEDBACK, RENDER_FAILED, doc_messages, format_target, generation_messages, render_errors, repair_messages
 from manimgen.agent.trace import STOP_DEADLINE, STOP_MAX_ROUNDS, STOP_RENDERED, Round, Trace
 from manimgen.checks import Checklist
 from manimgen.llm.base import LLM, Message, Sampling
@@ -133,6 +134,12 @@ class AgentRun:
             llm_seconds=result.usage.seconds if result.cached else time.monotonic() - started,
             cached=result.cached,
         )
+        self.rounds.append(round_)
+        return round_
+
+    def offer(self, kind: str, code: str) -> Round:
+        """A round whose code did not come from the model (the scene builder's): recorded like any other, at no model cost."""
+        round_ = Round(index=len(self.rounds), kind=kind, messages=[], completion=format_target(code), code=code)
         self.rounds.append(round_)
         return round_
 
@@ -264,9 +271,13 @@ class RepairLoop:
             return render_errors(result)
         return self.after_render(run, result)
 
+    def first(self, run: AgentRun) -> Round:
+        """The first round: a draft from the model, refined as the strategy does."""
+        return self.refine(run, run.ask("generate", self.draft_messages(run)))
+
     def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace:
         run = AgentRun(llm, description, config, on_round)
-        current = self.refine(run, run.ask("generate", self.draft_messages(run)))
+        current = self.first(run)
         repairs_left = self.max_repairs(config)
         while True:
             feedback = self.evaluate(run, current)

@@ -20,6 +20,10 @@ STOP_MAX_ROUNDS = "max_rounds"  # every allowed feedback round was used
 STOP_DEADLINE = "deadline"  # config.deadline_s passed before the next round could start
 
 
+BUILT = "build"
+"""The kind of a round whose code the scene builder made, not the model."""
+
+
 @dataclass
 class Round:
     """One model call and what came of it."""
@@ -84,7 +88,8 @@ class Trace:
 
     @property
     def llm_calls(self) -> int:
-        return len(self.rounds)
+        """Rounds that called the model (a built scene's round did not)."""
+        return sum(round_.kind != BUILT for round_ in self.rounds)
 
     @property
     def prompt_tokens(self) -> int:

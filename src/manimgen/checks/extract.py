@@ -276,10 +276,15 @@ def curves(sentence: str) -> list[Requirement]:
         colour = _colour_after(sentence, match.end())
         labelled = re.search(r"\blabel(?!led axes)", sentence, re.I)
         phrase = f"the curve {formula} is drawn" + (f" in {colour}" if colour else "") + (", labelled" if labelled else "")
-        found.append(Requirement(kind="object", phrase=phrase, what="curve", colour=colour, label=formula if labelled else None))
+        found.append(Requirement(kind="object", phrase=phrase, what="curve", colour=colour, label=formula if labelled else None, text=formula))
         for other in re.finditer(r"\band\s+(?P<formula>y\s*=\s*[^,;]+?|[a-z]+\(x\))\s+in\s+(?P<colour>\w+)", sentence[match.end() :], re.I):
             if colour_word(other["colour"]):
-                found.append(Requirement(kind="object", phrase=f"the curve {other['formula']} is drawn in {colour_word(other['colour'])}", what="curve", colour=colour_word(other["colour"])))
+                found.append(
+                    Requirement(kind="object", phrase=f"the curve {other['formula']} is drawn in {colour_word(other['colour'])}", what="curve", colour=colour_word(other["colour"]), text=other["formula"])
+                )
+    for match in re.finditer(r"\b(?:along|under|below|above)\s+(?:the\s+)?(?:line\s+|curve\s+|parabola\s+)?(?P<formula>y\s*=\s*[^,;]+?)(?=\s+(?:from|for|between|as|while|and)\b|[,.;]|$)", sentence, re.I):
+        if not any(item.text == match["formula"].strip() for item in found):
+            found.append(Requirement(kind="object", phrase=f"the curve {match['formula'].strip()} is drawn", what="curve", text=match["formula"].strip()))
     if re.search(r"\b(?:axes|plane|plot\w*)\b|\bgraph (?:of|y)\b", sentence, re.I) and not re.search(r"\bnumber line\b", sentence, re.I):
         found.append(Requirement(kind="object", phrase="axes to plot on", what="axes"))
     return found
@@ -371,11 +376,14 @@ def sequences(sentence: str) -> list[Requirement]:
 
 
 def orders(sentence: str) -> list[Requirement]:
-    """ "sort them" / "sort ... into 1, 2, 3" (the numbers end in order), "swap the first and last elements"."""
+    """ "sort them" / "sort ... into 1, 2, 3" (the numbers end in order), "swap the first and last elements",
+    "10, 20, 30 and 40 ... from left to right"."""
     listed = re.search(r"(-?\d+(?:\s*,\s*-?\d+)+(?:,?\s*and\s+-?\d+)?)", sentence)
     if listed is None:
         return []
     items = re.findall(r"-?\d+", listed[1])
+    if re.search(r"\bfrom left to right\b|\bin a row\b|\bside by side\b", sentence, re.I) and not re.search(r"\bsort|\bswap", sentence, re.I):
+        return [Requirement(kind="order", phrase=f"{', '.join(items)} stand side by side, left to right", items=items)]
     if re.search(r"\bsort\w*\b", sentence, re.I):
         ordered = sorted(items, key=float)
         return [Requirement(kind="order", phrase=f"at the end the numbers read {', '.join(ordered)} from left to right", items=ordered)]
@@ -383,6 +391,27 @@ def orders(sentence: str) -> list[Requirement]:
         swapped = [items[-1], *items[1:-1], items[0]]
         return [Requirement(kind="order", phrase=f"at the end the numbers read {', '.join(swapped)} from left to right", items=swapped)]
     return []
+
+
+PARTS = {"halves": 2, "thirds": 3, "quarters": 4, "fifths": 5, "sixths": 6, "eighths": 8}
+
+
+def parts(sentence: str) -> list[Requirement]:
+    """ "a rectangle divided into three equal parts with two of them shaded", "a circle cut into quarters",
+    "split into 4 equal slices with 3 of them shaded orange"."""
+    found = []
+    split = re.search(rf"\b(?:divided|split|cut)\s+into\s+(?:(?P<count>{COUNT_WORD})\s+)?(?:equal\s+)?(?P<noun>parts|pieces|slices|sectors|{'|'.join(PARTS)})\b", sentence, re.I)
+    if split is None:
+        return found
+    count = PARTS.get(split["noun"].lower()) or _count(split["count"])
+    if count:
+        found.append(Requirement(kind="object", phrase=f"{count} parts", what="part", count=count))
+    shaded = re.search(rf"\b(?:with\s+)?(?P<count>{COUNT_WORD})\s+of\s+them\s+(?:shaded|coloured|colored|filled)(?:\s+(?P<colour>{COLOUR}))?", sentence, re.I)
+    if shaded and _count(shaded["count"]):
+        colour = colour_word(shaded["colour"]) if shaded["colour"] else None
+        number = _count(shaded["count"])
+        found.append(Requirement(kind="object", phrase=f"{number} of them shaded" + (f" {colour}" if colour else ""), what="shaded part", count=number if number and number > 1 else None, colour=colour))
+    return found
 
 
 def removals(sentence: str) -> list[Requirement]:
@@ -417,6 +446,6 @@ def traces(sentence: str) -> list[Requirement]:
 
 
 RULES: tuple[Callable[[str], list[Requirement]], ...] = (
-    objects, vectors, curves, areas, texts, formulas, ranges, moves, colour_changes, transforms, rotations, scalings, sequences,
-    orders, removals, relations, traces,
+    objects, parts, vectors, curves, areas, texts, formulas, ranges, moves, colour_changes, transforms, rotations, scalings,
+    sequences, orders, removals, relations, traces,
 )  # fmt: skip

@@ -28,7 +28,7 @@ class Requirement(BaseModel):
     """One item of a checklist. `phrase` is how it reads to a person; the other fields are what a check reads.
 
     - object: `what` (a shape word: circle, square, dot, arrow, number line, axes, curve, area, ...), `count`, `colour`,
-      `label`, and for an arrow or a dot the values `at` (x, y) it points to or sits at
+      `label`, for an arrow or a dot the values `at` (x, y) it points to or sits at, for a curve its formula `text`
     - text / formula: `text` shown on screen (a formula as typeset maths, not plain text); `other` a formula it
       becomes (a formula transformed into another)
     - range: the `axis` ("x", "y") of `what` spans `low` to `high`

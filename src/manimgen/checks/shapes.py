@@ -116,6 +116,8 @@ MATCHERS: dict[str, Callable[[Entry], bool]] = {
     "curve": is_curve,
     "area": is_area,
     "matrix": lambda entry: entry.kind in MATRIX_CLASSES or "matrix" in (entry.text or ""),
+    "part": lambda entry: bool(entry.closed) and not entry.is_text and entry.kind not in DOT_CLASSES,
+    "shaded part": lambda entry: bool(entry.closed) and not entry.is_text and entry.fill_opacity >= 0.3 and entry.kind not in DOT_CLASSES,
     "text": lambda entry: entry.is_text or entry.kind in TEXT_CLASSES,
 }
 

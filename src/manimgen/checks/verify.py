@@ -286,6 +286,8 @@ def _range(requirement: Requirement, timeline: Timeline) -> Verdict:
     if low is None or high is None:
         return _unverifiable(requirement, "the range has no ends")
     span = abs(high - low)
+    if requirement.what == "dot":
+        return _dot_range(requirement, timeline, low, high)
     seen: list[str] = []
     for snapshot in timeline:
         for entry in snapshot.visible():
@@ -298,6 +300,23 @@ def _range(requirement: Requirement, timeline: Timeline) -> Verdict:
     if not seen:
         return _failed(requirement, f"no {requirement.what} with readable values was drawn")
     return _failed(requirement, "; ".join(dict.fromkeys(seen[-3:])) + f", not {low:g} to {high:g}")
+
+
+def _dot_range(requirement: Requirement, timeline: Timeline, low: float, high: float) -> Verdict:
+    """Where a moving dot goes, in values, over the whole video: from its first place to its furthest."""
+    spans = []
+    for track in _tracks(timeline, is_dot).values():
+        values = []
+        for snapshot, entry in track:
+            frame = _values_frame(snapshot)
+            value = frame.values_at(entry.centre) if frame is not None and entry.centre is not None else None
+            if value is not None:
+                values.append(value[0])
+        if values:
+            spans.append(f"{track[-1][1].label()} went over x = {min(values):.3g} to {max(values):.3g}")
+            if _near_value(min(values), min(low, high), abs(high - low)) and _near_value(max(values), max(low, high), abs(high - low)):
+                return _held(requirement, spans[-1])
+    return _failed(requirement, "; ".join(spans[:3]) or "no dot on axes or a number line")
 
 
 def _ends(requirement: Requirement, entry: Entry, snapshot: Snapshot) -> tuple[float, float] | None:

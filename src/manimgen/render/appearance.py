@@ -111,9 +111,11 @@ def scales(mobject: Any) -> dict[str, Any]:
         x_range = mobject.x_range
         return {"x_range": _rounded(x_range), "value_map": [_rounded(mobject.n2p(x_range[0])[:2]), _rounded(mobject.n2p(x_range[1])[:2])]}
     if isinstance(mobject, ParametricFunction):
-        anchors = np.asarray(mobject.points)[::4, :2]
+        points = np.asarray(mobject.points)[:, :2]
+        anchors = np.concatenate([points[::4], points[-1:]]) if len(points) else points
         step = max(1, len(anchors) // CURVE_SAMPLES)
-        return {"t_range": _rounded((mobject.t_min, mobject.t_max)), "samples": [_rounded(point) for point in anchors[::step]]}
+        chosen = [*anchors[:-1:step], *anchors[-1:]]
+        return {"t_range": _rounded((mobject.t_min, mobject.t_max)), "samples": [_rounded(point) for point in chosen]}
     if isinstance(mobject, Line) and len(mobject.points) >= 2:
         return {"start": _rounded(mobject.get_start()[:2]), "end": _rounded(mobject.get_end()[:2])}
     if isinstance(mobject, DecimalNumber):

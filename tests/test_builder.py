@@ -1,0 +1,80 @@
+"""The scene builder: a checklist its blocks cover, compiled into plain Manim code that renders and holds
+every requirement; anything it did not read whole is left to the model. Sentences from the development set."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+import pytest
+from counting_renderer import CountingRenderer
+
+from manimgen.agent import AgentConfig, run_agent
+from manimgen.agent.builder import build, covered
+from manimgen.agent.formulas import NotAFormula, latex, parse
+from manimgen.checks import Timeline, check, extract
+from manimgen.llm.scripted import ScriptedLLM
+from manimgen.render import RenderJob, RenderPool
+
+BUILT = [
+    "Show 7 - 4 = 3 on a number line by moving a dot from 7 to 3.",
+    "Plot y = x^3 from -2 to 2 and label the curve.",
+    "Shade the area under y = x^2 between x = 1 and x = 2.",
+    "Show a point moving along the line y = x/2 from x = -4 to x = 4.",
+    "Transform the expression 2(x + 3) into 2x + 6.",
+    "Draw a purple pentagon and rotate it by 72 degrees.",
+    "Swap the first and last elements of the array 1, 2, 3, 4.",
+    "Rotate the vector (1, 0) by 90 degrees to (0, 1).",
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "python", "at_two"),
+    [("y = 2x + 1", "2 * x + 1", 5.0), ("-x^2 + 4", "-(x) ** (2) + 4", 0.0), ("sqrt(x)", "np.sqrt((x))", 2**0.5), ("|x - 1| + 2", "np.abs(x - 1) + 2", 3.0)],
+)
+def test_a_formula_becomes_python_without_being_evaluated(text: str, python: str, at_two: float) -> None:
+    expression = parse(text)
+    assert expression.python == python
+    assert eval(f"lambda x: {expression.python}", {"np": np, "__builtins__": {}})(2.0) == pytest.approx(at_two)
+
+
+@pytest.mark.parametrize("text", ["__import__('os').system('x')", "open('/etc/passwd')", "x; import os", "lambda: 1", "y = " + "x+" * 40 + "1"])
+def test_anything_but_a_formula_of_x_is_refused(text: str) -> None:
+    with pytest.raises(NotAFormula):
+        parse(text)
+
+
+def test_a_written_formula_becomes_latex() -> None:
+    assert latex("3 × 4 = 12") == r"3 \times  4 = 12"
+    assert latex("(a + b)^2") == "(a + b)^{2}"
+    assert latex("sqrt(x)") == r"\sqrt{x}"
+
+
+def test_only_a_sentence_read_whole_is_built() -> None:
+    assert covered(extract("Plot y = x^3 from -2 to 2 and label the curve."))
+    assert not covered(extract("Show a number line from 0 to 20 and jump from 4 to 12 in two hops of 4.")), "the hops are not read"
+    assert build(extract("Draw the magnetic field lines around a bar magnet.")) is None
+    assert build(extract("Show a car moving at constant speed with a velocity arrow above it.")) is None
+
+
+def test_built_scenes_are_plain_manim_that_hold_every_requirement() -> None:
+    checklists = [extract(sentence) for sentence in BUILT]
+    codes = [build(checklist) for checklist in checklists]
+    assert all(code is not None for code in codes)
+    for code in codes:
+        imported = {node.module for node in ast.walk(ast.parse(code or "")) if isinstance(node, ast.ImportFrom)}
+        imported |= {alias.name for node in ast.walk(ast.parse(code or "")) if isinstance(node, ast.Import) for alias in node.names}
+        assert imported <= {"manim", "numpy"}, imported
+    with RenderPool(2, use_cache=False) as pool:
+        results = pool.map([RenderJob(code or "", quality="preview", geometry=True) for code in codes])
+    for sentence, checklist, result in zip(BUILT, checklists, results):
+        assert result.ok, (sentence, result.error_tail)
+        report = check(checklist, Timeline.from_geometry(result.geometry))
+        assert report.all_held and report.count("unverifiable") == 0, (sentence, [verdict.seen for verdict in report.failures()])
+
+
+def test_sample_check_starts_from_the_built_scene_and_asks_the_model_nothing_when_it_holds() -> None:
+    with CountingRenderer() as renderer:
+        trace = run_agent(ScriptedLLM(), BUILT[1], "sample-check", AgentConfig(rounds=3, renderer=renderer))
+    assert [(round_.kind, round_.completion_tokens) for round_ in trace.rounds] == [("build", 0)]
+    assert trace.llm_calls == 0 and trace.ok and trace.checks is not None and trace.checks["all_held"]
