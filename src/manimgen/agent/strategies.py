@@ -290,7 +290,8 @@ class RepairLoop:
             current = self.follow_up(run, current)
             repairs_left -= 1
         if current.code is not None and current.render is None:
-            run.render(current)
+            result = run.render(current)
+            current.feedback += f"\n(The run ended here, so this code was rendered after all: {result.status.value}.)"
         return run.finish(self.name, STOP_MAX_ROUNDS)
 
 

@@ -45,6 +45,7 @@ from manimgen.bench.tables import (
     failure_table,
     main_table,
     paired_gains,
+    spent_seconds,
 )
 
 Table = html.Table
@@ -154,11 +155,12 @@ def markdown_table(table: Table) -> str:
 
 def run_info(run_dir: Path, sessions: list[Session], samples: list[Sample]) -> list[str]:
     lines = [f"run directory: {run_dir.name}", f"samples: {len(samples)}"]
-    agent_seconds = sum(sample.seconds or 0.0 for sample in samples)
+    agent_seconds = sum(spent_seconds(sample) for sample in samples)
     if agent_seconds:
         lines.append(
-            f"agent time: {agent_seconds / 3600:.2f} h, the sum of the samples' seconds (samples are generated "
-            "one after another and scored alongside, so this is the run's wall time less model loading and pauses)"
+            f"agent time: {agent_seconds / 3600:.2f} h, the sum of the samples' seconds less the model calls they replayed "
+            "from the generation cache (samples are generated one after another and scored alongside, so this is the "
+            "run's wall time less model loading and pauses)"
         )
     if sessions:
         last = sessions[-1]

@@ -236,6 +236,13 @@ def _rounds(trace_json: str | None) -> list[dict[str, Any]]:
     return json.loads(trace_json)["rounds"] if trace_json else []
 
 
+def spent_seconds(sample: Sample) -> float:
+    """What a sample cost this run's clock: its seconds less the model calls it replayed from the generation
+    cache (a sample's seconds count a replayed call at its original cost, so samples compare at equal cost)."""
+    replayed = sum(float(round_.get("llm_seconds") or 0.0) for round_ in _rounds(sample.trace_json) if round_.get("cached"))
+    return max(0.0, (sample.seconds or 0.0) - replayed)
+
+
 def first_render(trace_json: str | None) -> int | None:
     """The number of generations up to the first round whose code rendered, from a stored trace."""
     rounds = _rounds(trace_json)

@@ -1,0 +1,121 @@
+"""Label a study's videos by looking, blind to the strategy, and tabulate the labels against the checker.
+
+    .venv/bin/python scripts/labels.py sheets runs/NAME --out DIR [--per-sheet 6] [--frames 6]
+    .venv/bin/python scripts/labels.py table runs/NAME --labels LABELS.jsonl [--key DIR/key.json]
+
+`sheets` writes contact sheets of every rendered sample, shuffled (a fixed seed) and named only by an
+opaque key, each row the sentence and frames across the whole video, plus `key.json` (key -> task and
+strategy), kept apart from whoever labels. A person writes one JSON line per key:
+{"key": "k017", "label": "shows" | "partly" | "not", "reason": "..."}. `table` joins the labels to the
+store: per strategy the share of sentences whose video shows / partly shows / does not show what was
+asked (a sentence without a video counts as not shown), RSR, requirements held, all held and seconds;
+and the checker's agreement with the labels: precision and recall of "all held" for "shows".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import textwrap
+from pathlib import Path
+from statistics import median
+
+from PIL import Image, ImageDraw, ImageFont
+
+from manimgen.bench.store import Store
+
+sys.path.insert(0, str(Path(__file__).parent))
+from contact_sheet import FONT, FRAME, PAD, frames_across  # noqa: E402
+
+CAPTION_WIDTH = 300
+LABELS = ("shows", "partly", "not")
+SEED = 20261205
+
+
+def sheets(run_dir: Path, out: Path, per_sheet: int, frames: int) -> None:
+    with Store.open_existing(run_dir) as store:
+        tasks = store.tasks()
+        samples = [sample for sample in store.samples() if sample.media_path]
+    random.Random(SEED).shuffle(samples)
+    out.mkdir(parents=True, exist_ok=True)
+    key = {f"k{index:03d}": {"task": sample.task_id, "strategy": sample.strategy} for index, sample in enumerate(samples)}
+    (out / "key.json").write_text(json.dumps(key, indent=1))
+    font = ImageFont.truetype(FONT, 12)
+    keys = list(key)
+    for start in range(0, len(samples), per_sheet):
+        chunk = samples[start : start + per_sheet]
+        sheet = Image.new("RGB", (CAPTION_WIDTH + frames * (FRAME[0] + PAD), len(chunk) * (FRAME[1] + PAD)), "white")
+        draw = ImageDraw.Draw(sheet)
+        for row, sample in enumerate(chunk):
+            y = row * (FRAME[1] + PAD)
+            task = tasks.get(sample.task_id)
+            lines = [keys[start + row], *textwrap.wrap(task.description if task else "", 44)][:10]
+            for number, line in enumerate(lines):
+                draw.text((PAD, y + PAD + number * 14), line, fill="black", font=font)
+            for column, frame in enumerate(frames_across(run_dir / sample.media_path, frames)):
+                sheet.paste(frame, (CAPTION_WIDTH + column * (FRAME[0] + PAD), y))
+        sheet.save(out / f"sheet-{start // per_sheet:02d}.png")
+    print(f"{len(samples)} videos in {-(-len(samples) // per_sheet)} sheets under {out}; the key is {out / 'key.json'}")
+
+
+def table(run_dir: Path, labels_path: Path, key_path: Path) -> None:
+    key = json.loads(key_path.read_text())
+    labels = {}
+    for line in labels_path.read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            if row.get("label") not in LABELS:
+                raise SystemExit(f"{labels_path}: label {row.get('label')!r} for {row.get('key')}; write one of {', '.join(LABELS)}")
+            labels[(key[row["key"]]["task"], key[row["key"]]["strategy"])] = row["label"]
+    with Store.open_existing(run_dir) as store:
+        samples = store.samples()
+    print("| strategy | n | shows | partly | does not | RSR | requirements held | all held | median s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    agreement = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
+    strategies = list(dict.fromkeys(sample.strategy for sample in samples))
+    for strategy in strategies:
+        group = [sample for sample in samples if sample.strategy == strategy and sample.status != "error"]
+        looked = [labels.get((sample.task_id, strategy), "not") if sample.media_path else "not" for sample in group]
+        missing = [sample.task_id for sample in group if sample.media_path and (sample.task_id, strategy) not in labels]
+        if missing:
+            raise SystemExit(f"{strategy}: {len(missing)} rendered samples have no label (e.g. {missing[:3]})")
+        held = [sample.score("requirements_held") for sample in group if sample.score("requirements_held") is not None]
+        all_held = [bool(sample.score("all_held")) for sample in group if sample.score("all_held") is not None]
+        for sample, label in zip(group, looked):
+            flagged = bool(sample.score("all_held"))
+            agreement[("tp" if label == "shows" else "fp") if flagged else ("fn" if label == "shows" else "tn")] += 1
+        n = len(group)
+        shares = [f"{100 * looked.count(label) / n:.1f}%" for label in LABELS]
+        rsr = f"{100 * sum(sample.status == 'ok' for sample in group) / n:.1f}%"
+        held_text = f"{100 * sum(held) / len(held):.1f}%" if held else "–"
+        all_text = f"{100 * sum(all_held) / len(all_held):.1f}%" if all_held else "–"
+        seconds = f"{median(sample.seconds or 0.0 for sample in group):.0f}"
+        print(f"| {strategy} | {n} | {' | '.join(shares)} | {rsr} | {held_text} | {all_text} | {seconds} |")
+    precision = agreement["tp"] / max(agreement["tp"] + agreement["fp"], 1)
+    recall = agreement["tp"] / max(agreement["tp"] + agreement["fn"], 1)
+    print(f"\nchecker against the labels (all strategies): 'all held' for 'shows' has precision {precision:.2f} and recall {recall:.2f} {agreement}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    make = commands.add_parser("sheets")
+    make.add_argument("run_dir", type=Path)
+    make.add_argument("--out", type=Path, required=True)
+    make.add_argument("--per-sheet", type=int, default=6)
+    make.add_argument("--frames", type=int, default=6)
+    tabulate = commands.add_parser("table")
+    tabulate.add_argument("run_dir", type=Path)
+    tabulate.add_argument("--labels", type=Path, required=True)
+    tabulate.add_argument("--key", type=Path, help="default: the labels file's folder/key.json")
+    args = parser.parse_args()
+    if args.command == "sheets":
+        sheets(args.run_dir, args.out, args.per_sheet, args.frames)
+    else:
+        table(args.run_dir, args.labels, args.key or args.labels.parent / "key.json")
+
+
+if __name__ == "__main__":
+    main()
