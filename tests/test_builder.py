@@ -30,7 +30,7 @@ BUILT = [
 
 @pytest.mark.parametrize(
     ("text", "python", "at_two"),
-    [("y = 2x + 1", "2 * x + 1", 5.0), ("-x^2 + 4", "-(x) ** (2) + 4", 0.0), ("sqrt(x)", "np.sqrt((x))", 2**0.5), ("|x - 1| + 2", "np.abs(x - 1) + 2", 3.0)],
+    [("y = 2x + 1", "2.0 * x + 1.0", 5.0), ("-x^2 + 4", "-(x) ** (2.0) + 4.0", 0.0), ("sqrt(x)", "np.sqrt((x))", 2**0.5), ("|x - 1| + 2", "np.abs(x - 1.0) + 2.0", 3.0)],
 )
 def test_a_formula_becomes_python_without_being_evaluated(text: str, python: str, at_two: float) -> None:
     expression = parse(text)
@@ -42,6 +42,10 @@ def test_a_formula_becomes_python_without_being_evaluated(text: str, python: str
 def test_anything_but_a_formula_of_x_is_refused(text: str) -> None:
     with pytest.raises(NotAFormula):
         parse(text)
+
+
+def test_a_tower_of_powers_is_left_to_the_model_not_computed() -> None:
+    assert build(extract("Plot y = 9^9^9^9 from -2 to 2.")) is None
 
 
 def test_a_written_formula_becomes_latex() -> None:

@@ -184,7 +184,13 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
 
 
 def _value(python: str, x: float) -> float:
-    return float(eval(f"lambda x: {python}", {"np": np, "__builtins__": {}})(x))  # our own parse output: numpy and x only
+    """The formula's value at `x` (0 where it has none there)."""
+    with np.errstate(all="ignore"):
+        try:
+            value = float(eval(f"lambda x: {python}", {"np": np, "__builtins__": {}})(x))  # our own parse output: numpy and x only
+        except (ArithmeticError, ValueError):
+            return 0.0
+    return value if math.isfinite(value) else 0.0
 
 
 def _y_bounds(expressions: list[str], low: float, high: float) -> tuple[float, float] | None:
@@ -193,7 +199,10 @@ def _y_bounds(expressions: list[str], low: float, high: float) -> tuple[float, f
     with np.errstate(all="ignore"):
         for python in expressions:
             function = eval(f"lambda x: {python}", {"np": np, "__builtins__": {}})  # our own parse output: numpy and x only
-            ys = np.asarray(function(xs), dtype=float) * np.ones_like(xs)
+            try:
+                ys = np.asarray(function(xs), dtype=float) * np.ones_like(xs)
+            except (ArithmeticError, ValueError):
+                return None
             values += [value for value in ys if np.isfinite(value) and abs(value) < 1e4]
     if not values:
         return None

@@ -3,7 +3,8 @@
 The sentence is the user's text, so it is parsed here, never evaluated: a small recursive-descent
 parser over numbers, `x`, the four operations, powers, brackets, absolute values and a few named
 functions, with a product written without a sign (`2x`, `3(x + 1)`). Anything else is not a formula
-this module can plot, and the caller leaves it to the model.
+this module can plot, and the caller leaves it to the model. Numbers become floats, so a tower of
+powers (`9^9^9^9`) overflows at once instead of building an enormous integer.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ class _Parser:
     def atom(self) -> Expression:
         token = self.take()
         if token[0].isdigit():
-            return Expression(token, token)
+            return Expression(repr(float(token)), token)
         if token == "x":
             return Expression("x", "x")
         if token == "e":
