@@ -26,9 +26,6 @@ from manimgen.agent.trace import Round, Trace
 from manimgen.llm.base import LLM, Message
 from manimgen.render.result import RenderResult
 
-DEFAULT_STRATEGY = "sample-lint"
-"""What `generate` uses unless told otherwise: the best measured on validation (docs/study.md)."""
-
 RESAMPLE_TEMPERATURE = 0.8
 """A fresh draft's temperature: hot enough to differ from the drafts before it (seeds differ too)."""
 EXAMPLES_PER_DRAFT = 2

@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from manimgen.agent.search_strategies import DEFAULT_STRATEGY
+from manimgen.agent.checked_search import DEFAULT_STRATEGY
 from manimgen.cli.app import app, console, fail, literal
 from manimgen.cli.choices import model_help, strategy_help
 from manimgen.llm.base import Sampling

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TextIO
 
 from manimgen.agent import Round, list_strategies
-from manimgen.agent.search_strategies import DEFAULT_STRATEGY
+from manimgen.agent.checked_search import DEFAULT_STRATEGY
 from manimgen.agent.strategies import DEFAULT_SAMPLING
 from manimgen.checks import checklist_for
 from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, load_model, parse_spec
