@@ -8,8 +8,9 @@ opaque key, each row the sentence and frames across the whole video, plus `key.j
 strategy), kept apart from whoever labels. A person writes one JSON line per key:
 {"key": "k017", "label": "shows" | "partly" | "not", "reason": "..."}. `table` joins the labels to the
 store: per strategy the share of sentences whose video shows / partly shows / does not show what was
-asked (a sentence without a video counts as not shown), RSR, requirements held, all held and seconds;
-and the checker's agreement with the labels: precision and recall of "all held" for "shows".
+asked (a sentence without a video counts as not shown), RSR, requirements held, all held, whole
+sentence held and seconds; and the checker's agreement with the labels: precision and recall of
+"all held" and of "whole sentence held" as tests of "shows".
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ import json
 import random
 import sys
 import textwrap
+from collections import Counter
 from pathlib import Path
 from statistics import median
 
 from PIL import Image, ImageDraw, ImageFont
 
-from manimgen.bench.store import Store
+from manimgen.bench.store import Sample, Store
+from manimgen.checks import extract
 
 sys.path.insert(0, str(Path(__file__).parent))
 from contact_sheet import FONT, FRAME, PAD, frames_across  # noqa: E402
@@ -70,10 +73,11 @@ def table(run_dir: Path, labels_path: Path, key_path: Path) -> None:
                 raise SystemExit(f"{labels_path}: label {row.get('label')!r} for {row.get('key')}; write one of {', '.join(LABELS)}")
             labels[(key[row["key"]]["task"], key[row["key"]]["strategy"])] = row["label"]
     with Store.open_existing(run_dir) as store:
+        tasks = store.tasks()
         samples = store.samples()
-    print("| strategy | n | shows | partly | does not | RSR | requirements held | all held | median s |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    agreement = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
+    print("| strategy | n | shows | partly | does not | RSR | requirements held | all held | whole sentence held | median s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    agreement: dict[str, dict[str, int]] = {"all held": Counter(), "whole sentence held": Counter()}
     strategies = list(dict.fromkeys(sample.strategy for sample in samples))
     for strategy in strategies:
         group = [sample for sample in samples if sample.strategy == strategy and sample.status != "error"]
@@ -82,20 +86,37 @@ def table(run_dir: Path, labels_path: Path, key_path: Path) -> None:
         if missing:
             raise SystemExit(f"{strategy}: {len(missing)} rendered samples have no label (e.g. {missing[:3]})")
         held = [sample.score("requirements_held") for sample in group if sample.score("requirements_held") is not None]
-        all_held = [bool(sample.score("all_held")) for sample in group if sample.score("all_held") is not None]
-        for sample, label in zip(group, looked):
-            flagged = bool(sample.score("all_held"))
-            agreement[("tp" if label == "shows" else "fp") if flagged else ("fn" if label == "shows" else "tn")] += 1
+        flags = {"all held": [sample.score("all_held") for sample in group]}
+        flags["whole sentence held"] = [_sentence_held(sample, tasks[sample.task_id].description) for sample in group]
+        for name, values in flags.items():
+            for value, label in zip(values, looked):
+                agreement[name][("tp" if label == "shows" else "fp") if value else ("fn" if label == "shows" else "tn")] += 1
         n = len(group)
         shares = [f"{100 * looked.count(label) / n:.1f}%" for label in LABELS]
         rsr = f"{100 * sum(sample.status == 'ok' for sample in group) / n:.1f}%"
         held_text = f"{100 * sum(held) / len(held):.1f}%" if held else "–"
-        all_text = f"{100 * sum(all_held) / len(all_held):.1f}%" if all_held else "–"
+        flag_texts = [_share(values) for values in flags.values()]
         seconds = f"{median(sample.seconds or 0.0 for sample in group):.0f}"
-        print(f"| {strategy} | {n} | {' | '.join(shares)} | {rsr} | {held_text} | {all_text} | {seconds} |")
-    precision = agreement["tp"] / max(agreement["tp"] + agreement["fp"], 1)
-    recall = agreement["tp"] / max(agreement["tp"] + agreement["fn"], 1)
-    print(f"\nchecker against the labels (all strategies): 'all held' for 'shows' has precision {precision:.2f} and recall {recall:.2f} {agreement}")
+        print(f"| {strategy} | {n} | {' | '.join(shares)} | {rsr} | {held_text} | {' | '.join(flag_texts)} | {seconds} |")
+    print("\nthe checker against the labels (all strategies), as a test of \"shows\":")
+    for name, counts in agreement.items():
+        precision = counts["tp"] / max(counts["tp"] + counts["fp"], 1)
+        recall = counts["tp"] / max(counts["tp"] + counts["fn"], 1)
+        print(f"- {name}: precision {precision:.2f}, recall {recall:.2f} ({dict(counts)})")
+
+
+def _sentence_held(sample: Sample, description: str) -> bool | None:
+    """The stored score; for a run scored before it existed, all held and a checklist that reads the whole sentence."""
+    stored = sample.score("sentence_held")
+    if stored is not None or sample.score("all_held") is None:
+        return stored
+    checklist = extract(description)
+    return bool(sample.score("all_held")) and not any(item.kind == "look" for item in checklist.requirements)
+
+
+def _share(values: list[bool | None]) -> str:
+    known = [bool(value) for value in values if value is not None]
+    return f"{100 * sum(known) / len(known):.1f}%" if known else "–"
 
 
 def main() -> None:

@@ -10,9 +10,10 @@ import pytest
 from counting_renderer import CountingRenderer
 
 from manimgen.agent import AgentConfig, run_agent
-from manimgen.agent.builder import build, covered
+from manimgen.agent.builder import build
 from manimgen.agent.formulas import NotAFormula, latex, parse
 from manimgen.checks import Timeline, check, extract
+from manimgen.checks.coverage import unread
 from manimgen.llm.scripted import ScriptedLLM
 from manimgen.render import RenderJob, RenderPool
 
@@ -25,7 +26,15 @@ BUILT = [
     "Draw a purple pentagon and rotate it by 72 degrees.",
     "Swap the first and last elements of the array 1, 2, 3, 4.",
     "Rotate the vector (1, 0) by 90 degrees to (0, 1).",
+    "Show 2 × 5 = 10 as two rows of five circles.",
 ]
+
+
+def test_a_built_formula_is_the_tex_asked_for() -> None:
+    code = build(extract("Show 2 × 5 = 10 as two rows of five circles.")) or ""
+    (tex,) = [ast.literal_eval(node.args[0]) for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "MathTex"]
+    assert tex == latex("2 × 5 = 10") == r"2 \times  5 = 10"
+    assert "MathTex(r'2 \\times  5 = 10')" in code, "a raw string the reader can read as TeX"
 
 
 @pytest.mark.parametrize(
@@ -55,8 +64,10 @@ def test_a_written_formula_becomes_latex() -> None:
 
 
 def test_only_a_sentence_read_whole_is_built() -> None:
-    assert covered(extract("Plot y = x^3 from -2 to 2 and label the curve."))
-    assert not covered(extract("Show a number line from 0 to 20 and jump from 4 to 12 in two hops of 4.")), "the hops are not read"
+    assert unread(extract("Plot y = x^3 from -2 to 2 and label the curve.")) == []
+    hops = "Show a number line from 0 to 20 and jump from 4 to 12 in two hops of 4."
+    assert [item.text for item in unread(extract(hops))] == [hops.rstrip(".")], "the hops are not read"
+    assert build(extract(hops)) is None
     assert build(extract("Draw the magnetic field lines around a bar magnet.")) is None
     assert build(extract("Show a car moving at constant speed with a velocity arrow above it.")) is None
 
@@ -74,7 +85,7 @@ def test_built_scenes_are_plain_manim_that_hold_every_requirement() -> None:
     for sentence, checklist, result in zip(BUILT, checklists, results):
         assert result.ok, (sentence, result.error_tail)
         report = check(checklist, Timeline.from_geometry(result.geometry))
-        assert report.all_held and report.count("unverifiable") == 0, (sentence, [verdict.seen for verdict in report.failures()])
+        assert report.sentence_held, (sentence, [verdict.seen for verdict in report.verdicts if verdict.status != "held"])
 
 
 def test_sample_check_starts_from_the_built_scene_and_asks_the_model_nothing_when_it_holds() -> None:

@@ -7,21 +7,21 @@ area, a dot along a curve), formulas (one after another, or one becoming another
 boxes reordered by swaps, arrows to coordinates on a plane, and shapes that move, turn, stretch,
 change colour or become another shape. A formula the sentence writes beside any of these goes on top.
 
-The builder only answers when it read the whole sentence: every word that carries meaning is
-accounted for by a requirement (`covered`), and every requirement by a block. Otherwise it returns
+The builder only answers when the checklist read the whole sentence (no clause left to look for,
+checks/coverage.py), and every requirement is drawn by a block. Otherwise it returns
 None and the model writes the scene. The code imports nothing from manimgen and runs with `manim`.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 
 import numpy as np
 
 from manimgen.agent.formulas import NotAFormula, latex, parse
 from manimgen.checks import Checklist, Requirement
+from manimgen.checks.coverage import unread
 from manimgen.checks.extract import NAMED_FORMULAS
 
 NAMED_LATEX = {
@@ -29,25 +29,6 @@ NAMED_LATEX = {
     "pythagorean theorem": r"a^2 + b^2 = c^2",
     "euler's identity": r"e^{i\pi} + 1 = 0",
 }
-FILLER = set(
-    """a an the and then of to from on in at by with as it its them their this that these those is are be being show shows
-    showing draw draws drawing write writes writing display displays plot plots plotting make makes create creates scene
-    screen animation animate animated each one after another while next beside so same time step per line lines value
-    values number numbers appear appears appearing using use into over under below above until label labelled labeled
-    labels coloured colored color colour proper formula formulas equation expression both side sides left right centre
-    center middle move moves moving moved turn turns turning becomes become transform transforms transforming rotate
-    rotates rotating degrees degree by twice its width size stretch stretches then finally first last all x y axes
-    axis range for up down give gives get gets shown identity""".split()
-)  # fmt: skip
-IMPLIED = {
-    "order": "sort sorted sorting swap swapping swaps array elements element selection bubble pair pairs list",
-    "sequence": "array list elements",
-    "range": "from to between",
-}
-"""Words a requirement kind stands for although its phrase does not use them (an order is what a sort ends in)."""
-NUMBER_WORDS = {str(value): word for word, value in {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-}.items()}  # fmt: skip
 SHAPE_CODE = {
     "circle": "Circle(radius=0.8, color={colour})",
     "dot": "Dot(radius=0.12, color={colour})",
@@ -69,26 +50,11 @@ def manim_colour(word: str | None, default: str) -> str:
     return (word or default).upper().replace("GREY", "GRAY")
 
 
-def covered(checklist: Checklist) -> bool:
-    """Whether the requirements account for every word of the sentence that carries meaning."""
-    used = " ".join(
-        " ".join(str(value) for value in (item.phrase, item.what, item.text, item.other, item.colour, item.label, *item.items) if value)
-        + f" {IMPLIED.get(item.kind, '')} {NUMBER_WORDS.get(str(item.count), '')}"
-        + (" vector vectors" if item.what == "arrow" else "")
-        + (" rows row columns grid" if (item.count or 1) > 1 else "")
-        for item in checklist.requirements
-    ).lower()
-    named = [name for name in NAMED_FORMULAS if name in checklist.sentence.lower()]
-    words = re.findall(r"[a-z]+", checklist.sentence.lower())
-    left = [word for word in words if word not in FILLER and word not in used and not any(word in name for name in named)]
-    return not left and bool(checklist.requirements)
-
-
 def build(checklist: Checklist) -> str | None:
     """The scene for `checklist` when blocks cover all of it and it covers the sentence; None otherwise."""
-    if not covered(checklist):
+    items = [item for item in checklist.requirements if item.kind != "look"]
+    if not items or unread(checklist):
         return None
-    items = checklist.requirements
     formulas = [item for item in items if item.kind == "formula"]
     rest = [item for item in items if item.kind != "formula"]
     for block in BLOCKS:
@@ -103,6 +69,13 @@ def _scene(body: list[str]) -> str:
     return f"from manim import *\nimport numpy as np\n\n\nclass Lesson(Scene):\n    def construct(self):\n{lines}\n"
 
 
+def tex_literal(tex: str) -> str:
+    """`tex` as a Python literal in the emitted scene: a raw string where one can hold it, so a reader sees the TeX."""
+    if "'" in tex or tex.endswith("\\"):
+        return repr(tex)
+    return f"r'{tex}'"
+
+
 def _tex(formula: Requirement) -> str:
     text = formula.text or ""
     named = next((NAMED_LATEX[name] for name, written in NAMED_FORMULAS.items() if written == text), None)
@@ -113,7 +86,7 @@ def _title(formulas: list[Requirement]) -> list[str]:
     """A formula the sentence writes beside a drawing, written at the top first."""
     if not formulas:
         return []
-    return [f"title = MathTex(r{_tex(formulas[0])!r}).to_edge(UP)", "self.play(Write(title))"]
+    return [f"title = MathTex({tex_literal(_tex(formulas[0]))}).to_edge(UP)", "self.play(Write(title))"]
 
 
 def _only(items: list[Requirement], kinds: set[str]) -> bool:
@@ -173,7 +146,7 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
         body.append(f"curve{index} = axes.plot(lambda x: {expression.python}, x_range=[{x_low:g}, {x_high:g}], color={colour})")
         body.append(f"self.play(Create(curve{index}), run_time=2)")
         if item.label:
-            body.append(f"label{index} = axes.get_graph_label(curve{index}, label=MathTex(r{'y = ' + expression.latex!r}), x_val={x_low + 0.8 * (x_high - x_low):g})")
+            body.append(f"label{index} = axes.get_graph_label(curve{index}, label=MathTex({tex_literal('y = ' + expression.latex)}), x_val={x_low + 0.8 * (x_high - x_low):g})")
             body.append(f"self.play(Write(label{index}))")
     area = next((item for item in items if item.kind == "range" and item.what == "area"), None)
     if area is not None and area.low is not None and area.high is not None:
@@ -227,15 +200,15 @@ def formula_steps(items: list[Requirement], formulas: list[Requirement]) -> list
     if turned:
         first = turned[0]
         return [
-            f"before = MathTex(r{_tex(first)!r}).scale(1.3)",
-            f"after = MathTex(r{latex(first.other or '')!r}).scale(1.3)",
+            f"before = MathTex({tex_literal(_tex(first))}).scale(1.3)",
+            f"after = MathTex({tex_literal(latex(first.other or ''))}).scale(1.3)",
             "self.play(Write(before))",
             "self.wait(0.5)",
             "self.play(TransformMatchingTex(before, after), run_time=2)",
             "self.wait(1)",
         ]
     shown = list(dict.fromkeys(_tex(item) for item in formulas))
-    body = [f"steps = VGroup({', '.join(f'MathTex(r{tex!r})' for tex in shown)}).arrange(DOWN, buff=0.5)", "steps.scale_to_fit_height(min(steps.height, 6))"]
+    body = [f"steps = VGroup({', '.join(f'MathTex({tex_literal(tex)})' for tex in shown)}).arrange(DOWN, buff=0.5)", "steps.scale_to_fit_height(min(steps.height, 6))"]
     body += ["for step in steps:", "    self.play(Write(step))", "    self.wait(0.3)"]
     return [*body, "self.wait(1)"]
 
@@ -328,12 +301,19 @@ def shapes(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
     for index, item in enumerate(drawn):
         code = SHAPE_CODE[item.what or ""].format(colour=manim_colour(item.colour, "BLUE"))
         if (item.count or 1) > 1:
-            body.append(f"shape{index} = VGroup(*[{code} for _ in range({item.count})]).arrange_in_grid(rows={_rows(item.count or 1)}, buff=0.4)")
+            body.append(f"shape{index} = VGroup(*[{code} for _ in range({item.count})]).arrange_in_grid(rows={item.rows or _rows(item.count or 1)}, buff=0.4)")
         else:
             body.append(f"shape{index} = {code}")
         names.append(f"shape{index}")
+    drawing = names[0]
     if len(names) > 1:
-        body.append(f"VGroup({', '.join(names)}).arrange(RIGHT, buff=1.2)")
+        drawing = "drawing"
+        body.append(f"drawing = VGroup({', '.join(names)}).arrange(RIGHT, buff=1.2)")
+    if any((item.count or 1) > 1 for item in drawn) or len(names) > 1:
+        room = "5.2" if formulas else "6.5"
+        body.append(f"{drawing}.scale_to_fit_height(min({drawing}.height, {room})).scale_to_fit_width(min({drawing}.width, 12))")
+        if formulas:
+            body.append(f"{drawing}.next_to(title, DOWN, buff=0.5)")
     body.append(f"self.play({', '.join(f'Create({name})' for name in names)})")
     first = names[0]
     for change in changes:

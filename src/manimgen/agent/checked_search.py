@@ -63,7 +63,7 @@ class CheckedSampleLoop(SampleLoop):
         return replace(trace, checks=checks_json(self.checklist, report))
 
     def draft_messages(self, run: AgentRun) -> list[Message]:
-        return generation_messages(run.description, plan=self.checklist.render_text() or None, system=self.system)
+        return generation_messages(run.description, plan=self.checklist.render_text(looks=False) or None, system=self.system)
 
     def repair_prompt(self, run: AgentRun, previous: Round) -> list[Message]:
         return repair_messages(

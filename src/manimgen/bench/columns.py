@@ -75,6 +75,7 @@ def metric_columns(image_embedders: list[str], code_embedders: list[str]) -> lis
         Column("patterns met", "patterns_ok", percent),
         Column("requirements held", "requirements_held", percent),
         Column("all held", "all_held", percent),
+        Column("whole sentence held", "sentence_held", percent),
         Column(label("vs"), "vs", percent),
         Column(label("content_vs"), "content_vs", percent),
         Column(label("cbb"), "cbb", score),

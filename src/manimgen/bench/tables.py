@@ -39,6 +39,7 @@ class Aggregate:
     patterns_ok: float | None
     requirements_held: float | None
     all_held: float | None
+    sentence_held: float | None
     vs: float | None
     content_vs: float | None
     cbb: float | None
@@ -102,6 +103,7 @@ def aggregate(model: str, strategy: str, samples: Sequence[Sample], complexity: 
         patterns_ok=average(lambda s: s.score("patterns_ok")),
         requirements_held=average(lambda s: s.score("requirements_held")),
         all_held=average(lambda s: s.score("all_held")),
+        sentence_held=average(lambda s: s.score("sentence_held")),
         vs=average(lambda s: s.score("vs")),
         content_vs=average(lambda s: s.score("content_vs")),
         cbb=average(lambda s: s.score("cbb")),

@@ -4,8 +4,8 @@ text, shape nouns, formulas, and the verbs of change around them.
 Each rule reads one construction ("a number line from 0 to 10", "three blue squares", "turns red",
 "rotates by 45 degrees", "one after another") and adds the requirement it states; nothing is
 guessed from context, because a requirement the sentence did not ask for sends the search after
-the wrong scene. What no rule reads is left out (or to a model, checks/plan.py), and a person can
-edit the list before anything is checked.
+the wrong scene. A clause no rule reads becomes a `look` item (checks/coverage.py): the checker
+never holds it, and a person can edit the list before anything is checked.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from manimgen.checks.colours import COLOUR_WORD, colour_word
+from manimgen.checks.coverage import unread
 from manimgen.checks.requirements import Checklist, Requirement
 
 NUMBER_WORDS = {
@@ -80,14 +81,16 @@ def number(text: str) -> float | None:
 
 
 def extract(sentence: str) -> Checklist:
-    """Every requirement the rules read in `sentence`, in the order of the rules; a vaguer repeat of one
-    already found (the same object without its colour) is left out."""
+    """Every requirement the rules read in `sentence`, in the order of the rules (a vaguer repeat of one
+    already found, the same object without its colour, is left out), then a `look` item for each clause
+    they left unread."""
     found: list[Requirement] = []
     for rule in RULES:
         for requirement in rule(sentence):
             if not any(_covers(kept, requirement) for kept in found):
                 found = [kept for kept in found if not _covers(requirement, kept)] + [requirement]
-    return Checklist(sentence=sentence, requirements=found)
+    read = Checklist(sentence=sentence, requirements=found)
+    return Checklist(sentence=sentence, requirements=[*found, *unread(read)])
 
 
 def _covers(a: Requirement, b: Requirement) -> bool:
@@ -118,8 +121,10 @@ def objects(sentence: str) -> list[Requirement]:
                 continue
         count = _count(match["count"])
         grid = re.search(rf"\b(?P<rows>{COUNT_WORD})\s+rows?\s+(?:and|by|of)\s+(?:(?P<columns>{COUNT_WORD})\s+columns?\s+of\s+)?$", sentence[: match.start()], re.I)
+        rows = None
         if grid:
-            count = (_count(grid["rows"]) or 1) * (_count(grid["columns"]) or count or 1)
+            rows = _count(grid["rows"])
+            count = (rows or 1) * (_count(grid["columns"]) or count or 1)
         if re.search(r"\b\d+\s+by\s+$", sentence[: match.start("count") if match["count"] else match.start()]):
             count = None
         if count is None and match["shape"].lower() not in SHAPES:
@@ -129,7 +134,12 @@ def objects(sentence: str) -> list[Requirement]:
         words = [str(count) if count and count > 1 else _article(colour or noun), colour or "", noun]
         found.append(
             Requirement(
-                kind="object", phrase=" ".join(word for word in words if word), what=kind, count=count if count and count > 1 else None, colour=colour
+                kind="object",
+                phrase=" ".join(word for word in words if word) + (f" in {rows} rows" if rows and rows > 1 else ""),
+                what=kind,
+                count=count if count and count > 1 else None,
+                rows=rows if rows and rows > 1 and count and count > 1 else None,
+                colour=colour,
             )
         )
     return found

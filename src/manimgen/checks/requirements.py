@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 Kind = Literal[
     "object", "text", "formula", "range", "relation", "move", "colour", "transform", "rotate", "scale", "sequence", "order",
-    "disappear", "update", "trace",
+    "disappear", "update", "trace", "look",
 ]  # fmt: skip
 Relation = Literal["above", "below", "left of", "right of", "inside", "next to"]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
@@ -27,8 +27,8 @@ KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
 class Requirement(BaseModel):
     """One item of a checklist. `phrase` is how it reads to a person; the other fields are what a check reads.
 
-    - object: `what` (a shape word: circle, square, dot, arrow, number line, axes, curve, area, ...), `count`, `colour`,
-      `label`, for an arrow or a dot the values `at` (x, y) it points to or sits at, for a curve its formula `text`
+    - object: `what` (a shape word: circle, square, dot, arrow, number line, axes, curve, area, ...), `count` (in `rows`
+      rows when a grid or rows are asked), `colour`, `label`, for an arrow or a dot the values `at` (x, y) it points to or sits at, for a curve its formula `text`
     - text / formula: `text` shown on screen (a formula as typeset maths, not plain text); `other` a formula it
       becomes (a formula transformed into another)
     - range: the `axis` ("x", "y") of `what` spans `low` to `high`
@@ -40,6 +40,7 @@ class Requirement(BaseModel):
     - order: at the end the `items` read from left to right in that order (a sorted array, a swap)
     - update: a number shown next to `what` changes as it moves, ending at `high` when given
     - trace: `what` travels along `other` (a curve or a circle)
+    - look: a clause of the sentence (`text`) no other item reads; no check decides it, a person looks for it
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -48,6 +49,7 @@ class Requirement(BaseModel):
     phrase: str = Field(max_length=200)
     what: str | None = Field(None, max_length=40)
     count: int | None = Field(None, ge=1, le=100)
+    rows: int | None = Field(None, ge=1, le=20)
     colour: str | None = Field(None, max_length=20)
     label: str | None = Field(None, max_length=60)
     text: str | None = Field(None, max_length=120)
@@ -71,9 +73,11 @@ class Checklist(BaseModel):
     sentence: str
     requirements: list[Requirement] = Field(default_factory=list, max_length=40)
 
-    def render_text(self) -> str:
-        """One line a requirement, numbered: what the plan in a prompt and the terminal show."""
-        return "\n".join(f"{number}. {item.phrase}" for number, item in enumerate(self.requirements, 1))
+    def render_text(self, looks: bool = True) -> str:
+        """One line a requirement, numbered: what the terminal shows, and (without the `look` items no check
+        reads, `looks=False`) the plan in a prompt."""
+        items = [item for item in self.requirements if looks or item.kind != "look"]
+        return "\n".join(f"{number}. {item.phrase}" + (" (not checked: look for it)" if item.kind == "look" else "") for number, item in enumerate(items, 1))
 
 
 class ChecklistError(ValueError):

@@ -42,7 +42,14 @@ def checks_json(checklist: Checklist, report: Report) -> dict[str, Any]:
         "failed": report.count("failed"),
         "unverifiable": report.count("unverifiable"),
         "all_held": report.all_held,
+        "sentence_held": report.sentence_held,
     }
+
+
+def summary(held: int, failed: int, unchecked: int) -> str:
+    """The verdicts in one line, naming what no check decided as what a person must look for."""
+    line = f"{held} held, {failed} failed"
+    return line + (f", {unchecked} not checked (look for them in the video)" if unchecked else "")
 
 
 def report_json(checklist: Checklist, result: RenderResult, report: Report) -> dict[str, Any]:

@@ -128,8 +128,9 @@ def matcher(what: str | None) -> Callable[[Entry], bool] | None:
 
 
 def normalise(text: str) -> str:
-    """A text or formula as the symbols a viewer reads: `x^{2}` and `x^2`, `\\frac{1}{2}` and `1/2`, `3 \\times 4` and `3 × 4` agree."""
-    normal = _fractions_as_slashes(text)
+    """A text or formula as the symbols a viewer reads: `x^{2}` and `x^2`, `\\frac{1}{2}` and `1/2`, `3 \\times 4` and `3 × 4` agree;
+    a TeX line break (`\\\\`) stays, since a formula broken over two lines is not the one asked."""
+    normal = _fractions_as_slashes(text).replace("\\\\", " ⏎ ")
     for command, symbol in sorted(TEX_SYMBOLS.items(), key=lambda item: -len(item[0])):
         normal = normal.replace(command, symbol)
     normal = re.sub(r"\\(?:left|right|displaystyle|text|mathrm|mathbf|operatorname|[,;:!])", "", normal)

@@ -62,7 +62,13 @@ class Report:
 
     @property
     def all_held(self) -> bool:
+        """Every requirement a check could decide holds."""
         return self.verifiable > 0 and self.count(FAILED) == 0
+
+    @property
+    def sentence_held(self) -> bool:
+        """Every requirement holds and none was left undecided: the checks read the whole sentence and it is shown."""
+        return self.all_held and self.count(UNVERIFIABLE) == 0
 
     def failures(self) -> list[Verdict]:
         return [verdict for verdict in self.verdicts if verdict.status == FAILED]
@@ -103,6 +109,11 @@ def _failed(requirement: Requirement, seen: str) -> Verdict:
 
 def _unverifiable(requirement: Requirement, why: str) -> Verdict:
     return Verdict(requirement, UNVERIFIABLE, why)
+
+
+@checks("look")
+def _look(requirement: Requirement, timeline: Timeline) -> Verdict:
+    return _unverifiable(requirement, "no check reads this part of the sentence: look for it in the video")
 
 
 def _distinct(entries: Iterable[Entry]) -> list[Entry]:
@@ -153,34 +164,66 @@ def _object(requirement: Requirement, timeline: Timeline) -> Verdict:
         return _unverifiable(requirement, f"nothing recorded can show whether something is a {requirement.what}")
     wanted = requirement.count or 1
     best: list[Entry] = []
+    rows_seen = 0
     for snapshot in timeline:
-        shapes = [entry for entry in snapshot.visible() if test(entry) and not (entry.member is False and entry.kind in ("VGroup", "Group"))]
-        if requirement.colour:
-            shapes = [entry for entry in shapes if any(is_colour(colour, requirement.colour) for colour in entry.colours())]
-        if requirement.at is not None:
-            shapes = [entry for entry in shapes if _points_at(entry, requirement.at, snapshot)]
-        if requirement.label is not None:
-            shapes = [entry for entry in shapes if _labelled(entry, requirement.label, snapshot)]
-        shapes = _distinct(shapes)
+        shapes = _distinct(_narrowed(requirement, snapshot, test)[-1])
+        if requirement.rows is not None and len(shapes) >= wanted and _rows(shapes) != requirement.rows:
+            rows_seen = _rows(shapes)
+            continue
         if len(shapes) > len(best):
             best = shapes
         if len(best) >= wanted:
             return _held(requirement, f"{len(best)} at t={snapshot.time:g} s: {', '.join(entry.label() for entry in best[:4])}")
+    if rows_seen:
+        return _failed(requirement, f"the {requirement.what}s stand in {rows_seen} row(s), not {requirement.rows}")
     return _failed(requirement, _object_miss(requirement, timeline, test, len(best)))
 
 
+def _rows(entries: list[Entry]) -> int:
+    """How many rows `entries` stand in: centres whose heights differ by less than half a shape share a row."""
+    heights = sorted(entry.centre[1] for entry in entries if entry.centre is not None)
+    gap = 0.5 * min((entry.size[1] for entry in entries), default=0.0)
+    return sum(1 for index, height in enumerate(heights) if index == 0 or height - heights[index - 1] > max(gap, SAME_SPOT))
+
+
+def _narrowed(requirement: Requirement, snapshot: Snapshot, test: Callable[[Entry], bool]) -> list[list[Entry]]:
+    """The shapes of a snapshot after each of the requirement's filters in turn: kind, colour, place, label."""
+    shapes = [entry for entry in snapshot.visible() if test(entry) and not (entry.member is False and entry.kind in ("VGroup", "Group"))]
+    stages = [shapes]
+    if requirement.colour:
+        stages.append([entry for entry in stages[-1] if any(is_colour(colour, requirement.colour) for colour in entry.colours())])
+    if requirement.at is not None:
+        stages.append([entry for entry in stages[-1] if _points_at(entry, requirement.at, snapshot)])
+    if requirement.label is not None:
+        stages.append([entry for entry in stages[-1] if _labelled(entry, requirement.label, snapshot)])
+    return stages
+
+
 def _object_miss(requirement: Requirement, timeline: Timeline, test: Callable[[Entry], bool], best: int) -> str:
-    plain = max((len(_distinct(entry for entry in snapshot.visible() if test(entry))) for snapshot in timeline), default=0)
-    if requirement.colour and plain and not best:
-        colours = {describe(colour) for snapshot in timeline for entry in snapshot.visible() if test(entry) for colour in entry.colours()}
-        return f"the {requirement.what} is drawn, but in {', '.join(sorted(colours)) or 'no colour'}, not {requirement.colour}"
-    if requirement.at is not None and plain and not best:
-        return f"no {requirement.what} points to ({requirement.at[0]:g}, {requirement.at[1]:g})"
-    if requirement.label is not None and plain and not best:
+    """Name the first filter that no moment passes: the kind, then the colour, the place, the label, the count."""
+    reached = [0] * (1 + bool(requirement.colour) + (requirement.at is not None) + (requirement.label is not None))
+    colours: set[str] = set()
+    for snapshot in timeline:
+        stages = _narrowed(requirement, snapshot, test)
+        for index, stage in enumerate(stages):
+            reached[index] = max(reached[index], len(_distinct(stage)))
+        if requirement.colour:
+            colours.update(describe(colour) for entry in stages[0] for colour in entry.colours())
+    if not reached[0]:
+        return f"no {requirement.what} at any moment; the last frame shows {_what_was_drawn(timeline)}"
+    stage = 1
+    if requirement.colour:
+        if not reached[stage]:
+            return f"the {requirement.what} is drawn, but in {', '.join(sorted(colours)) or 'no colour'}, not {requirement.colour}"
+        stage += 1
+    if requirement.at is not None:
+        if not reached[stage]:
+            colour = f"{requirement.colour} " if requirement.colour else ""
+            return f"no {colour}{requirement.what} points to ({requirement.at[0]:g}, {requirement.at[1]:g})"
+        stage += 1
+    if requirement.label is not None and not reached[stage]:
         return f"the {requirement.what} has no label {requirement.label!r} next to it"
-    if best or plain:
-        return f"at most {best or plain} {requirement.what}(s) at once, where {requirement.count} are asked (piled copies count once)"
-    return f"no {requirement.what} at any moment; the last frame shows {_what_was_drawn(timeline)}"
+    return f"at most {best or reached[0]} {requirement.what}(s) at once, where {requirement.count} are asked (piled copies count once)"
 
 
 def _points_at(entry: Entry, at: list[float], snapshot: Snapshot) -> bool:

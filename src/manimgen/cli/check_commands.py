@@ -12,7 +12,7 @@ from rich.text import Text
 
 from manimgen.cli.app import QualityOption, app, console, fail, literal, read_scene_file
 
-MARKS = {"held": ("✓ held", "green"), "failed": ("✗ failed", "red"), "unverifiable": ("? unverifiable", "yellow")}
+MARKS = {"held": ("✓ held", "green"), "failed": ("✗ failed", "red"), "unverifiable": ("? not checked", "yellow")}
 
 
 @app.command("check")
@@ -25,7 +25,7 @@ def check_command(
 ) -> None:
     """Render a scene and check it against its sentence: each requirement held, failed (and what was seen instead)
     or unverifiable. Exits 0 when every verifiable requirement holds, 1 otherwise."""
-    from manimgen.checks import ChecklistError, check_code, checklist_for, load_checklist, report_json
+    from manimgen.checks import ChecklistError, check_code, checklist_for, load_checklist, report_json, summary
 
     if not sentence.strip():
         fail('the sentence is empty: say what the scene should show, e.g. "A blue circle turns into a red square"')
@@ -58,6 +58,6 @@ def check_command(
             mark, colour = MARKS[verdict.status]
             table.add_row(str(number), literal(verdict.requirement.phrase), Text(mark, style=colour), literal(verdict.seen))
         console.print(table)
-        console.print(Text(f"{report.count('held')} held, {report.count('failed')} failed, {report.count('unverifiable')} unverifiable"))
+        console.print(Text(summary(report.count("held"), report.count("failed"), report.count("unverifiable"))))
     if not (result.ok and report.count("failed") == 0):
         raise typer.Exit(code=1)

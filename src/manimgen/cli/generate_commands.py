@@ -146,8 +146,10 @@ def _checklist(path: Path) -> Checklist:
 
 def _show_checks(checks: dict[str, Any]) -> None:
     """The checklist with a tick, a cross or a question mark per item, and what was seen for a cross."""
+    from manimgen.checks import summary
+
     marks = {"held": ("✓", "green"), "failed": ("✗", "red"), "unverifiable": ("?", "yellow")}
-    console.print(Text(f"checklist: {checks['held']} held, {checks['failed']} failed, {checks['unverifiable']} unverifiable"))
+    console.print(Text(f"checklist: {summary(checks['held'], checks['failed'], checks['unverifiable'])}"))
     for verdict in checks["verdicts"]:
         mark, colour = marks.get(verdict["status"], ("?", "yellow"))
         seen = f" — {verdict['seen']}" if verdict["status"] != "held" else ""

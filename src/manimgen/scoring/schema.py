@@ -46,6 +46,7 @@ class Scores:
     preset: str = _score("TEXT", default="default")  # the metric preset (scoring/presets.py) the values were computed with
     requirements_held: float | None = _score("REAL", default=None)  # share of the sentence's verifiable requirements the render holds; None: none verifiable
     all_held: bool | None = _score("INTEGER", default=None)  # every verifiable requirement holds; None: none verifiable
+    sentence_held: bool | None = _score("INTEGER", default=None)  # all held and no part of the sentence left unchecked
 
     def label(self, name: str) -> str:
         """The metric's display name with the embedder behind it, e.g. ``VS[effnet-lite0]``."""

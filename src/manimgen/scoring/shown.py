@@ -7,10 +7,11 @@ from manimgen.render import RenderResult
 
 
 def requirement_scores(description: str, result: RenderResult | None) -> dict[str, float | bool | None]:
-    """`requirements_held` (share of the verifiable requirements) and `all_held` of `result` (None, or a failed
-    render, holds none); both None when the sentence states nothing a check can verify."""
+    """`requirements_held` (share of the verifiable requirements), `all_held` (all of those) and `sentence_held`
+    (all of them, and no part of the sentence left unchecked) of `result` (None, or a failed render, holds none);
+    all None when the sentence states nothing a check can verify."""
     geometry = result.geometry if result is not None and result.ok else None
     report = check(extract(description), Timeline.from_geometry(geometry))
     if report.verifiable == 0:
-        return {"requirements_held": None, "all_held": None}
-    return {"requirements_held": report.held_share, "all_held": report.all_held}
+        return {"requirements_held": None, "all_held": None, "sentence_held": None}
+    return {"requirements_held": report.held_share, "all_held": report.all_held, "sentence_held": report.sentence_held}

@@ -115,7 +115,7 @@ function showChecklist(verdicts) {
     const item = document.createElement("li");
     item.className = verdict.status;
     item.textContent = `${marks[verdict.status] || "?"} ${verdict.phrase}`;
-    if (verdict.status === "failed" && verdict.seen) {
+    if ((verdict.status === "failed" || verdict.status === "unverifiable") && verdict.seen) {
       const seen = document.createElement("span");
       seen.className = "detail";
       seen.textContent = ` — ${verdict.seen}`;

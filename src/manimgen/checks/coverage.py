@@ -1,0 +1,94 @@
+"""What a checklist leaves unread: the parts of the sentence no requirement speaks for.
+
+The rules read only the words whose meaning is certain, so a checklist can be silent on what matters
+most ("highlight the negative numbers in red", "a new box joins at the back"), and a checker that
+says "all held" then flatters the scene. Each clause with a word that carries meaning and that no
+requirement accounts for becomes an item of kind `look`: shown to the teacher as a part to look for
+in the video, never held by the checker. The scene builder answers only for a checklist with none.
+"""
+
+from __future__ import annotations
+
+import re
+
+from manimgen.checks.requirements import Checklist, Requirement
+
+FILLER = set(
+    """a an the and then of to from on in at by with as it its them their this that these those is are be being show shows
+    showing draw draws drawing write writes writing display displays plot plots plotting make makes create creates scene
+    screen animation animate animated each one after another while so same time step per line lines value values number
+    numbers appear appears appearing using use into over finally first last all x y for up down give gives get gets shown
+    proper formula formulas equation expression identity where whose until""".split()
+)  # fmt: skip
+"""Words that ask for nothing a viewer could miss: grammar, and the verbs of showing anything at all."""
+IMPLIED = {
+    "object": "label labelled labeled labels coloured colored color colour rows row columns grid",
+    "text": "label labelled labeled labels",
+    "formula": "becomes become transform transforms transforming into",
+    "range": "from to between axes axis",
+    "relation": "left right above below under beside next centre center middle side sides",
+    "move": "move moves moving moved left right up down by",
+    "colour": "turn turns turning becomes become coloured colored color colour",
+    "transform": "turn turns turning becomes become transform transforms transforming",
+    "rotate": "rotate rotates rotating turn turns turning degrees degree by",
+    "scale": "by twice its width size stretch stretches height",
+    "sequence": "array list elements next",
+    "order": "sort sorted sorting swap swapping swaps array elements element selection bubble pair pairs list left right side",
+    "trace": "move moves moving moved along",
+}
+"""Words a requirement kind stands for although its phrase does not use them (an order is what a sort ends in)."""
+NAMED = ("quadratic formula", "pythagorean theorem", "euler's identity")
+NUMBER_WORDS = {str(value): word for word, value in {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}.items()}  # fmt: skip
+CLAUSE_BREAK = re.compile(r"[()\[\]]|[;:]|,(?=\s+(?:and\s+|then\s+)?[a-z]{3,})|\b(?=(?:then|while|where|until|so that|by \w+ing)\b)", re.I)
+
+
+def _spoken_for(checklist: Checklist) -> str:
+    """The words the checklist's requirements account for, as one lowercase text."""
+    return " ".join(
+        " ".join(str(value) for value in (item.phrase, item.what, item.text, item.other, item.colour, item.label, *item.items) if value)
+        + f" {IMPLIED.get(item.kind, '')} {_count_words(item.count, item.rows)}"
+        + (" vector vectors" if item.what == "arrow" else "")
+        for item in checklist.requirements
+        if item.kind != "look"
+    ).lower()
+
+
+def _count_words(count: int | None, rows: int | None) -> str:
+    """A count as the words that say it: "12 in 3 rows" reads "twelve", "three" and "four"."""
+    numbers = [count, rows, count // rows if count and rows else None]
+    return " ".join(NUMBER_WORDS.get(str(number), "") for number in numbers if number)
+
+
+def clauses(sentence: str) -> list[str]:
+    """The sentence cut where another part of what it asks begins: at ";", ":", ", <word>", "then", "while", "by …ing"."""
+    pieces, depth, start = [], 0, 0
+    for match in CLAUSE_BREAK.finditer(sentence):
+        token = match[0]
+        if token in ("(", "["):
+            depth += 1
+        elif token in (")", "]"):
+            depth = max(depth - 1, 0)
+        elif depth == 0 and match.start() > start:
+            pieces.append(sentence[start : match.start()])
+            start = match.end()
+    pieces.append(sentence[start:])
+    return [clause for piece in pieces if (clause := piece.strip(" ,.;:"))]
+
+
+def unread_words(checklist: Checklist, text: str) -> list[str]:
+    """The words of `text` that carry meaning and that no requirement of `checklist` accounts for."""
+    used = _spoken_for(checklist)
+    named = [name for name in NAMED if name in checklist.sentence.lower()]
+    words = re.findall(r"[a-z]+", text.lower())
+    return [word for word in words if word not in FILLER and word not in used and not any(word in name for name in named)]
+
+
+def unread(checklist: Checklist) -> list[Requirement]:
+    """A `look` item for each clause of the sentence with a word that carries meaning and that no requirement reads."""
+    return [
+        Requirement(kind="look", phrase=clause[:200], text=clause[:120])
+        for clause in clauses(checklist.sentence)
+        if unread_words(checklist, clause)
+    ]
