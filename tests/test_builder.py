@@ -27,7 +27,14 @@ BUILT = [
     "Swap the first and last elements of the array 1, 2, 3, 4.",
     "Rotate the vector (1, 0) by 90 degrees to (0, 1).",
     "Show 2 × 5 = 10 as two rows of five circles.",
+    "Show the fraction 2/3 as a rectangle divided into three equal parts with two of them shaded.",
+    "Write 1/2 + 1/4 = 3/4 and show it with a circle cut into quarters.",
 ]
+
+
+def test_a_sum_of_fractions_shades_its_result() -> None:
+    code = build(extract("Write 1/2 + 1/4 = 3/4 and show it with a circle cut into quarters.")) or ""
+    assert "Sector(" in code and "fill_opacity=0.8 if index < 3 else 0" in code
 
 
 def test_a_built_formula_is_the_tex_asked_for() -> None:
@@ -59,6 +66,8 @@ def test_a_tower_of_powers_is_left_to_the_model_not_computed() -> None:
 
 def test_a_written_formula_becomes_latex() -> None:
     assert latex("3 × 4 = 12") == r"3 \times  4 = 12"
+    assert latex("1/2 + 1/4 = 3/4") == r"\frac{1}{2} + \frac{1}{4} = \frac{3}{4}"
+    assert latex("x^2/2") == "x^{2}/2", "only a number over a number becomes a fraction"
     assert latex("(a + b)^2") == "(a + b)^{2}"
     assert latex("sqrt(x)") == r"\sqrt{x}"
 

@@ -15,6 +15,7 @@ None and the model writes the scene. The code imports nothing from manimgen and 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -284,6 +285,42 @@ def vectors(items: list[Requirement], formulas: list[Requirement]) -> list[str] 
     return [*body, "self.wait(1)"]
 
 
+def fraction(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
+    """A circle or a rectangle in equal parts, some of them shaded (as many as the sum written above it makes)."""
+    parts = next((item for item in items if item.kind == "object" and item.what == "part" and item.count), None)
+    shaded = next((item for item in items if item.kind == "object" and item.what == "shaded part"), None)
+    whole = [item for item in items if item.kind == "object" and item.what in ("circle", "rectangle", "square")]
+    if parts is None or parts.count is None or len(whole) > 1 or len(items) != 1 + (shaded is not None) + len(whole) or len(formulas) > 1:
+        return None
+    count, filled = parts.count, (shaded.count or 1) if shaded is not None else 0
+    result = re.search(rf"=\s*(\d+)\s*/\s*{count}\s*$", formulas[0].text or "") if formulas and not filled else None
+    filled = int(result[1]) if result else filled
+    if filled > count:
+        return None
+    colour = manim_colour(shaded.colour if shaded else None, "BLUE")
+    opacity = f"0.8 if index < {filled} else 0" if filled else "0"
+    outline = manim_colour(whole[0].colour if whole else None, "WHITE")
+    body = [*_title(formulas)]
+    if whole and whole[0].what == "circle":
+        body += [
+            f"pieces = VGroup(*[Sector(radius=2, angle=TAU / {count}, start_angle=PI / 2 - (index + 1) * TAU / {count},",
+            f"                         fill_color={colour}, fill_opacity={opacity}, stroke_color={outline}, stroke_width=3)",
+            f"                  for index in range({count})])",
+            f"whole = Circle(radius=2, color={outline})",
+        ]
+    else:
+        body += [
+            f"pieces = VGroup(*[Rectangle(width=6 / {count}, height=2.5, fill_color={colour}, fill_opacity={opacity},",
+            f"                            stroke_color={outline}, stroke_width=3) for index in range({count})]).arrange(RIGHT, buff=0)",
+            f"whole = SurroundingRectangle(pieces, buff=0, color={outline})",
+        ]
+    body += ["VGroup(whole, pieces).next_to(title, DOWN, buff=0.6)" if formulas else "VGroup(whole, pieces).move_to(ORIGIN)"]
+    body += ["self.play(Create(whole))", "self.play(Create(pieces), run_time=2)"]
+    if filled:
+        body += [f"self.play(Indicate(VGroup(*pieces[:{filled}]), color={colour}))"]
+    return [*body, "self.wait(1)"]
+
+
 def shapes(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
     objects = [item for item in items if item.kind == "object"]
     changes = [item for item in items if item.kind in ("transform", "colour", "rotate", "scale", "move", "disappear")]
@@ -347,5 +384,5 @@ def _change(change: Requirement, name: str, objects: list[Requirement]) -> list[
 
 
 BLOCKS: tuple[Callable[[list[Requirement], list[Requirement]], list[str] | None], ...] = (
-    number_line, plot, vectors, boxes, shapes, formula_steps,
+    number_line, plot, vectors, boxes, fraction, shapes, formula_steps,
 )

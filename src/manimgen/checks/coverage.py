@@ -37,6 +37,11 @@ IMPLIED = {
     "trace": "move moves moving moved along",
 }
 """Words a requirement kind stands for although its phrase does not use them (an order is what a sort ends in)."""
+IMPLIED_BY_WHAT = {
+    "part": "fraction divided split cut equal parts pieces slices sectors halves thirds quarters fifths sixths eighths",
+    "shaded part": "shaded coloured colored filled",
+}
+"""Words an object stands for: a shape in equal parts is a fraction."""
 NAMED = ("quadratic formula", "pythagorean theorem", "euler's identity")
 NUMBER_WORDS = {str(value): word for word, value in {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
@@ -50,6 +55,7 @@ def _spoken_for(checklist: Checklist) -> str:
         " ".join(str(value) for value in (item.phrase, item.what, item.text, item.other, item.colour, item.label, *item.items) if value)
         + f" {IMPLIED.get(item.kind, '')} {_count_words(item.count, item.rows)}"
         + (" vector vectors" if item.what == "arrow" else "")
+        + f" {IMPLIED_BY_WHAT.get(item.what or '', '')}"
         for item in checklist.requirements
         if item.kind != "look"
     ).lower()

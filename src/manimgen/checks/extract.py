@@ -415,7 +415,10 @@ def parts(sentence: str) -> list[Requirement]:
         return found
     count = PARTS.get(split["noun"].lower()) or _count(split["count"])
     if count:
-        found.append(Requirement(kind="object", phrase=f"{count} parts", what="part", count=count))
+        found.append(Requirement(kind="object", phrase=f"{count} equal parts", what="part", count=count))
+    fraction = re.search(r"\bfraction\s+(\d+/\d+)\b", sentence, re.I)
+    if fraction:
+        found.append(Requirement(kind="formula", phrase=f"the fraction {fraction[1]} is written", text=fraction[1]))
     shaded = re.search(rf"\b(?:with\s+)?(?P<count>{COUNT_WORD})\s+of\s+them\s+(?:shaded|coloured|colored|filled)(?:\s+(?P<colour>{COLOUR}))?", sentence, re.I)
     if shaded and _count(shaded["count"]):
         colour = colour_word(shaded["colour"]) if shaded["colour"] else None
