@@ -19,7 +19,7 @@ from manimgen.llm.scripted import ScriptedLLM
 
 
 def make():
-    return ScriptedLLM(format_target({GOOD!r}), name="scripted")
+    return ScriptedLLM(format_target({GOOD!r}), format_target({GOOD!r}), name="scripted")
 '''
 
 
@@ -38,6 +38,10 @@ async def session(tmp_path: Path) -> dict[str, Any]:
         generated = await client.call_tool("generate_animation", {"description": "A blue circle turns into a square"}, read_timeout_seconds=300)
         rendered = await client.call_tool("render_scene", {"code": "from manim import *\n\n\nclass Bad(Scene):\n    def construct(self):\n        self.play(Create(Circel()))\n"}, read_timeout_seconds=300)
         refused = await client.call_tool("generate_animation", {"description": "  "})
+        planned = await client.call_tool("plan_checklist", {"description": "Draw a purple pentagon and rotate it by 72 degrees."})
+        checklist = dict(planned.structured_content or {})
+        checklist["requirements"] = checklist["requirements"][:1]
+        checked = await client.call_tool("generate_animation", {"description": "A purple pentagon", "checklist": checklist}, read_timeout_seconds=300)
     return {
         "tools": tools,
         "lint": lint.structured_content,
@@ -45,12 +49,14 @@ async def session(tmp_path: Path) -> dict[str, Any]:
         "generated": generated.structured_content,
         "rendered": rendered.structured_content,
         "refused": refused.structured_content,
+        "planned": planned.structured_content,
+        "checked": checked.structured_content,
     }
 
 
 def test_an_mcp_client_lists_and_calls_every_tool(tmp_path: Path) -> None:
     results = asyncio.run(session(tmp_path))
-    assert results["tools"] == ["generate_animation", "lint_scene", "list_models", "list_strategies", "render_scene"]
+    assert results["tools"] == ["generate_animation", "lint_scene", "list_models", "list_strategies", "plan_checklist", "render_scene"]
     lint = results["lint"]
     assert lint["findings"][0]["code"] == "removed-api" and "ShowCreation" in lint["findings"][0]["message"]
     assert lint["fixed_code"] == GOOD and lint["fixes"]
@@ -60,4 +66,6 @@ def test_an_mcp_client_lists_and_calls_every_tool(tmp_path: Path) -> None:
     assert Path(generated["video_path"]).is_file() and Path(generated["video_path"]).suffix == ".mp4"
     rendered = results["rendered"]
     assert rendered["status"] == "failed" and rendered["video_path"] is None and "Circel" in rendered["error"]
+    assert [item["phrase"] for item in results["planned"]["requirements"]] == ["a purple pentagon", "the pentagon turns by 72°"]
+    assert results["checked"]["status"] == "done", "an edited checklist is accepted and the job runs"
     assert results["refused"] == {"status": "refused", "error": 'the sentence is empty: describe the animation, e.g. "A blue circle turns into a red square"'}

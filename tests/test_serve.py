@@ -25,6 +25,7 @@ import pytest
 import uvicorn
 
 from manimgen.agent import format_target
+from manimgen.checks import Checklist, Requirement
 from manimgen.data import BUILTIN_TASKS
 from manimgen.llm.base import LLM
 from manimgen.llm.scripted import ScriptedLLM
@@ -86,6 +87,27 @@ def test_a_job_runs_its_rounds_and_leaves_video_code_and_trace(engine_with) -> N
     assert (first_round["rendered"], first_round["status"]) == (False, "code_error")
     assert "Circel" in first_round["error"], "the first line that names the error"
     assert events[-1].payload == {"status": DONE, "video": "scene.mp4"}
+
+
+def test_an_edited_checklist_is_what_the_job_checks_and_its_retry_keeps_it(engine_with) -> None:  # type: ignore[no-untyped-def]
+    engine = engine_with(scripted(format_target(GOOD), format_target(GOOD)), default_model=SCRIPTED_SPEC, default_strategy="sample-check")
+    edited = Checklist(
+        sentence="ignored: the job's sentence is the checklist's",
+        requirements=[
+            Requirement(kind="object", phrase="a blue circle", what="circle", colour="blue"),
+            Requirement(kind="look", phrase="the circle glows", text="the circle glows"),
+        ],
+    )
+    sentence = "A blue circle turns into a square"
+    job = wait_for(engine, engine.submit(sentence, checklist=edited).id)
+    assert job.status == DONE and json.loads(job.checklist or "")["sentence"] == sentence
+    checklist_event = next(event for event in engine.store.events(job.id) if event.kind == "checklist")
+    assert checklist_event.payload == {"items": ["a blue circle", "the circle glows"]}
+    checks = json.loads((engine.job_dir(job.id) / "scene.trace.json").read_text())["checks"]
+    assert [(verdict["phrase"], verdict["status"]) for verdict in checks["verdicts"]] == [("a blue circle", "held"), ("the circle glows", "unverifiable")]
+    assert checks["all_held"] and not checks["sentence_held"], "a part left to look for is never vouched for"
+    again = wait_for(engine, engine.retry(job.id).id)
+    assert again.checklist == job.checklist
 
 
 def test_a_failed_job_keeps_its_last_code_and_says_why(engine_with) -> None:  # type: ignore[no-untyped-def]
@@ -243,6 +265,13 @@ def test_the_api_refuses_bad_input_with_a_message(served, tmp_path: Path) -> Non
         empty = client.post("/api/jobs", json={"sentence": " "})
         assert empty.status_code == 422 and empty.json()["detail"].startswith("the sentence is empty")
         assert client.post("/api/jobs", json={"sentence": "x" * 1001}).status_code == 422
+        planned = client.get("/api/checklist", params={"sentence": "Draw a purple pentagon and rotate it by 72 degrees."}).json()
+        assert [item["kind"] for item in planned["requirements"]] == ["object", "rotate"]
+        assert client.get("/api/checklist", params={"sentence": " "}).status_code == 422
+        bogus = {"sentence": "A red dot", "checklist": {"sentence": "A red dot", "requirements": [{"kind": "sparkle", "phrase": "SECRET-INPUT"}]}}
+        refused = client.post("/api/jobs", json=bogus)
+        assert refused.status_code == 422 and "SECRET-INPUT" not in refused.text
+        assert refused.json()["detail"][0]["loc"][:4] == ["body", "checklist", "requirements", 0]
         assert client.get("/api/jobs/nope").json() == {"detail": "no job 'nope'; list jobs with GET /api/jobs"}
         huge = client.post("/api/render", content=b"{" + b" " * 100_000 + b"}", headers={"content-type": "application/json"})
         assert huge.status_code == 413 and "over" in huge.json()["detail"]
@@ -289,7 +318,17 @@ def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: 
         wait = WebDriverWait(driver, 240)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#strategy option"))
         driver.find_element(By.ID, "sentence").send_keys("A blue circle turns into a square")
+        driver.find_element(By.CSS_SELECTOR, "#plan-panel summary").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plan li input")) == 3)
+        assert [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#plan li")] == ["a blue circle", "a square", "the circle becomes a square"]
+        driver.find_elements(By.CSS_SELECTOR, "#plan li input")[1].click()
+        driver.find_element(By.ID, "plan-extra").send_keys("the square ends in the centre")
+        driver.find_element(By.ID, "plan-add").click()
+        driver.save_screenshot(str(tmp_path / "plan.png"))
         driver.find_element(By.ID, "go").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#checklist li")) == 3)
+        shown = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#checklist li")]
+        assert [text[2:] for text in shown] == ["a blue circle", "the circle becomes a square", "the square ends in the centre"], "the edit is what the job checks"
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rounds li")) >= 1)
         wait.until(lambda d: "Done" in d.find_element(By.ID, "job-status").text)
         rounds = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#rounds li")]
@@ -299,6 +338,8 @@ def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: 
         ))
         assert state[1] > 0.5
         assert driver.find_element(By.ID, "code").get_attribute("value") == GOOD
+        unchecked = driver.find_elements(By.CSS_SELECTOR, "#checklist li")[0].text
+        assert unchecked == "? a blue circle — the ritl strategy does not check it; look for it"
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history img"))
         driver.save_screenshot(str(tmp_path / "page.png"))
         assert (tmp_path / "page.png").stat().st_size > 10_000

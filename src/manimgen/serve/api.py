@@ -1,6 +1,7 @@
 """The HTTP API and the page, on one FastAPI app over a JobEngine.
 
-    POST /api/jobs                  {sentence, model?, strategy?, quality?} -> 201 the job
+    POST /api/jobs                  {sentence, model?, strategy?, quality?, checklist?} -> 201 the job
+    GET  /api/checklist?sentence=…  what the sentence will be checked against (edit it, send it as `checklist`)
     POST /api/render                {code, quality?, sentence?} -> 201 a job rendering that code
     GET  /api/jobs                  recent jobs, newest first
     GET  /api/jobs/{id}             the job
@@ -37,6 +38,7 @@ from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from manimgen.agent import strategy_summaries
+from manimgen.checks import Checklist, checklist_for
 from manimgen.render.result import DEFAULT_QUALITY, QUALITIES
 from manimgen.serve.engine import MAX_CODE, MAX_SENTENCE, JobEngine, JobError
 from manimgen.serve.jobs import Job
@@ -51,6 +53,7 @@ class JobRequest(BaseModel):
     model: str | None = Field(None, max_length=MAX_NAME, description="one of the allowed models in GET /api/options (default: the server's)")
     strategy: str | None = Field(None, max_length=MAX_NAME, description="an agent strategy (default: the server's)")
     quality: str = Field(DEFAULT_QUALITY, max_length=MAX_NAME, description="the final render's quality; the search renders at low")
+    checklist: Checklist | None = Field(None, description="an edit of GET /api/checklist's answer: what the scene is checked against")
 
 
 class RenderRequest(BaseModel):
@@ -127,7 +130,14 @@ def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
 
     @app.post("/api/jobs", status_code=201)
     def create_job(body: JobRequest) -> dict[str, Any]:
-        return _refusing(lambda: engine.submit(body.sentence, body.model, body.strategy, body.quality)).to_dict()
+        return _refusing(lambda: engine.submit(body.sentence, body.model, body.strategy, body.quality, body.checklist)).to_dict()
+
+    @app.get("/api/checklist")
+    def sentence_checklist(sentence: str) -> dict[str, Any]:
+        """What a job for `sentence` will be checked against, to show or edit before submitting it."""
+        if not sentence.strip() or len(sentence) > MAX_SENTENCE:
+            raise HTTPException(422, f"give a sentence of 1 to {MAX_SENTENCE} characters")
+        return checklist_for(sentence.strip()).model_dump(mode="json")
 
     @app.post("/api/render", status_code=201)
     def create_render(body: RenderRequest) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import TextIO
 from manimgen.agent import Round, list_strategies
 from manimgen.agent.checked_search import DEFAULT_STRATEGY
 from manimgen.agent.strategies import DEFAULT_SAMPLING
-from manimgen.checks import checklist_for
+from manimgen.checks import Checklist, checklist_for
 from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, load_model, parse_spec
 from manimgen.llm.base import LLM, ChatResult, Message, Sampling, accepts_images
 from manimgen.render import Renderer, RenderJob, RenderPool
@@ -122,8 +122,11 @@ class JobEngine:
 
     # requests -------------------------------------------------------------------------------------
 
-    def submit(self, sentence: str, model: str | None = None, strategy: str | None = None, quality: str = DEFAULT_QUALITY) -> Job:
-        """Queue a sentence; bad input is refused with a JobError naming the fix."""
+    def submit(
+        self, sentence: str, model: str | None = None, strategy: str | None = None, quality: str = DEFAULT_QUALITY, checklist: Checklist | None = None
+    ) -> Job:
+        """Queue a sentence (with a person's edit of its checklist, for the strategies that check one); bad input
+        is refused with a JobError naming the fix."""
         sentence = sentence.strip()
         if not sentence:
             raise JobError('the sentence is empty: describe the animation, e.g. "A blue circle turns into a red square"')
@@ -133,7 +136,8 @@ class JobEngine:
         strategy = strategy or self.default_strategy
         if strategy not in list_strategies():
             raise JobError(f"unknown strategy {quoted(strategy)}; choose one of: {', '.join(list_strategies())}")
-        return self._queue(Job(new_id(), "generate", sentence, model, strategy, _quality(quality)))
+        edited = checklist.model_copy(update={"sentence": sentence}).model_dump_json() if checklist is not None else None
+        return self._queue(Job(new_id(), "generate", sentence, model, strategy, _quality(quality), checklist=edited))
 
     def submit_render(self, code: str, quality: str = DEFAULT_QUALITY, sentence: str = "") -> Job:
         """Queue scene code (say, an edited scene) to be rendered as it is."""
@@ -157,7 +161,7 @@ class JobEngine:
             raise JobError(f"job {job_id} is {job.status}; retry a job once it has finished")
         if job.kind == "generate":
             self._allowed(job.model)
-        fresh = Job(new_id(), job.kind, job.sentence, job.model, job.strategy, job.quality, code=job.code, retry_of=job.id)
+        fresh = Job(new_id(), job.kind, job.sentence, job.model, job.strategy, job.quality, code=job.code, retry_of=job.id, checklist=job.checklist)
         return self._queue(fresh)
 
     def job(self, job_id: str) -> Job | None:
@@ -226,8 +230,9 @@ class JobEngine:
                 return
             self._end(job.id, DONE, video=place(result, target).name, scene="scene.py")
             return
-        request = Request(job.sentence, job.strategy, job.quality, max_tokens=self.max_tokens)
-        self.store.emit(job.id, "checklist", {"items": [item.phrase for item in checklist_for(job.sentence).requirements]})
+        edited = Checklist.model_validate_json(job.checklist) if job.checklist else None
+        request = Request(job.sentence, job.strategy, job.quality, max_tokens=self.max_tokens, checklist=edited)
+        self.store.emit(job.id, "checklist", {"items": [item.phrase for item in checklist_for(job.sentence, edited).requirements]})
         rounds = 0
 
         def on_stage(stage: str) -> None:

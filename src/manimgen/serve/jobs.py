@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     scene TEXT,
     rounds INTEGER NOT NULL DEFAULT 0,
     retry_of TEXT,
+    checklist TEXT,
     created_at TEXT NOT NULL,
     started_at TEXT,
     finished_at TEXT
@@ -73,6 +74,7 @@ class Job:
     scene: str | None = None
     rounds: int = 0
     retry_of: str | None = None
+    checklist: str | None = None  # a person's edit of the sentence's checklist, as JSON (checks/requirements.py)
     created_at: str = field(default_factory=lambda: now())
     started_at: str | None = None
     finished_at: str | None = None
@@ -116,6 +118,8 @@ class JobStore:
         self._conn.row_factory = sqlite3.Row
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.executescript(SCHEMA)
+        if "checklist" not in {row["name"] for row in self._conn.execute("PRAGMA table_info(jobs)")}:
+            self._conn.execute("ALTER TABLE jobs ADD COLUMN checklist TEXT")
 
     def close(self) -> None:
         with self._lock:

@@ -1,6 +1,7 @@
 """MCP tools over the job engine, for coding agents (`manimgen mcp`, stdio).
 
-    generate_animation(description, model?, strategy?, quality?)  a sentence to a video and its scene code
+    generate_animation(description, model?, strategy?, quality?, checklist?)  a sentence to a video and its scene code
+    plan_checklist(description)                                   what that video will be checked against, to edit
     render_scene(code, quality?)                                  render scene code as it is
     lint_scene(code)                                              the static check the agent uses, with certain fixes
     list_models() / list_strategies()                             what the other tools accept
@@ -24,6 +25,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from manimgen.agent import strategy_summaries
 from manimgen.agent.autofix import autofix
 from manimgen.agent.lint import lint
+from manimgen.checks import Checklist, checklist_for
 from manimgen.render.result import DEFAULT_QUALITY
 from manimgen.serve.engine import JobEngine, JobError
 from manimgen.serve.jobs import Event, Job
@@ -37,10 +39,23 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
 
     @server.tool()
     async def generate_animation(
-        description: str, model: str | None = None, strategy: str | None = None, quality: str = DEFAULT_QUALITY, ctx: Context | None = None
+        description: str,
+        model: str | None = None,
+        strategy: str | None = None,
+        quality: str = DEFAULT_QUALITY,
+        checklist: Checklist | None = None,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
-        """Write a Manim scene for the description with a model from list_models(), render it, and return the video path and code."""
-        return await _finished(engine, lambda: engine.submit(description, model, strategy, quality), ctx)
+        """Write a Manim scene for the description with a model from list_models(), render it, and return the video path and code.
+        `checklist`: an edit of plan_checklist(description), what the scene is checked against."""
+        return await _finished(engine, lambda: engine.submit(description, model, strategy, quality, checklist), ctx)
+
+    @server.tool()
+    def plan_checklist(description: str) -> dict[str, Any]:
+        """What a scene for the description will be checked against: edit it and pass it to generate_animation."""
+        if not description.strip():
+            return {"status": "refused", "error": "the description is empty: say what the animation should show"}
+        return checklist_for(description.strip()).model_dump(mode="json")
 
     @server.tool()
     async def render_scene(code: str, quality: str = DEFAULT_QUALITY, ctx: Context | None = None) -> dict[str, Any]:

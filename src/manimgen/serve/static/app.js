@@ -6,6 +6,7 @@ const params = new URLSearchParams(location.search);
 let token = params.get("token") || localStorage.getItem("manimgen-token") || "";
 let current = null;
 let stream = null;
+let plan = null; // the checklist GET /api/checklist gave for the sentence, as the person edits it
 
 async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
@@ -46,15 +47,55 @@ function showError(message) {
   $("form-error").hidden = !message;
 }
 
+async function loadPlan() {
+  const sentence = $("sentence").value.trim();
+  if (!sentence) {
+    $("plan").replaceChildren(Object.assign(document.createElement("li"), { textContent: "Write the sentence first." }));
+    return;
+  }
+  try {
+    plan = await api(`/api/checklist?sentence=${encodeURIComponent(sentence)}`);
+    plan.requirements.forEach((item) => (item.keep = true));
+    showPlan();
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+function showPlan() {
+  $("plan").replaceChildren(...plan.requirements.map((item) => {
+    const row = document.createElement("li");
+    const box = Object.assign(document.createElement("input"), { type: "checkbox", checked: item.keep, title: "check this in the video" });
+    box.addEventListener("change", () => (item.keep = box.checked));
+    const words = document.createElement("span");
+    words.textContent = item.kind === "look" ? `${item.phrase} (not checked: look for it)` : item.phrase;
+    row.append(box, " ", words);
+    return row;
+  }));
+}
+
+function addToPlan() {
+  const text = $("plan-extra").value.trim();
+  if (!text || !plan) return;
+  plan.requirements.push({ kind: "look", phrase: text, text, keep: true });
+  $("plan-extra").value = "";
+  showPlan();
+}
+
+function editedPlan() {
+  if (!plan || plan.sentence !== $("sentence").value.trim()) return null;
+  return { sentence: plan.sentence, requirements: plan.requirements.filter((item) => item.keep).map(({ keep, ...item }) => item) };
+}
+
 async function submit(event) {
   event.preventDefault();
   showError("");
   $("go").disabled = true;
   try {
-    const job = await api("/api/jobs", {
-      method: "POST",
-      body: JSON.stringify({ sentence: $("sentence").value, model: $("model").value, strategy: $("strategy").value, quality: $("quality").value }),
-    });
+    const body = { sentence: $("sentence").value, model: $("model").value, strategy: $("strategy").value, quality: $("quality").value };
+    const checklist = editedPlan();
+    if (checklist) body.checklist = checklist;
+    const job = await api("/api/jobs", { method: "POST", body: JSON.stringify(body) });
     follow(job);
   } catch (error) {
     showError(error.message);
@@ -152,6 +193,10 @@ async function finished(job) {
   if (job.kind === "generate" && ["done", "failed"].includes(job.status)) {
     const trace = await api(`/api/jobs/${job.id}/trace`).catch(() => null);
     if (trace && trace.checks) showChecklist(trace.checks.verdicts);
+    else if (trace) {
+      const phrases = [...$("checklist").children].map((item) => item.textContent.slice(2));
+      showChecklist(phrases.map((phrase) => ({ phrase, status: "unverifiable", seen: `the ${trace.strategy} strategy does not check it; look for it` })));
+    }
   }
   if (job.scene) {
     const code = await api(`/api/jobs/${job.id}/code`);
@@ -193,6 +238,9 @@ async function loadHistory() {
 }
 
 $("ask").addEventListener("submit", submit);
+$("plan-panel").addEventListener("toggle", () => $("plan-panel").open && editedPlan() === null && loadPlan());
+$("sentence").addEventListener("change", () => $("plan-panel").open && loadPlan());
+$("plan-add").addEventListener("click", addToPlan);
 $("rerender").addEventListener("click", rerender);
 $("cancel").addEventListener("click", async () => current && setStatus(await api(`/api/jobs/${current.id}/cancel`, { method: "POST" })));
 $("retry").addEventListener("click", async () => current && follow(await api(`/api/jobs/${current.id}/retry`, { method: "POST" })));
