@@ -29,6 +29,9 @@ BUILT = [
     "Show 2 × 5 = 10 as two rows of five circles.",
     "Show the fraction 2/3 as a rectangle divided into three equal parts with two of them shaded.",
     "Write 1/2 + 1/4 = 3/4 and show it with a circle cut into quarters.",
+    "Show a number line from 0 to 20 and jump from 4 to 12 in two hops of 4.",
+    "Solve 3x - 6 = 9 step by step: add 6 to both sides, then divide by 3.",
+    "Show the 3 times table from 3 × 1 = 3 to 3 × 5 = 15, one line at a time.",
 ]
 
 
@@ -74,9 +77,9 @@ def test_a_written_formula_becomes_latex() -> None:
 
 def test_only_a_sentence_read_whole_is_built() -> None:
     assert unread(extract("Plot y = x^3 from -2 to 2 and label the curve.")) == []
-    hops = "Show a number line from 0 to 20 and jump from 4 to 12 in two hops of 4."
-    assert [item.text for item in unread(extract(hops))] == [hops.rstrip(".")], "the hops are not read"
-    assert build(extract(hops)) is None
+    diagonals = "Draw a square and its two diagonals."
+    assert [item.text for item in unread(extract(diagonals))] == [diagonals.rstrip(".")], "the diagonals are not read"
+    assert build(extract(diagonals)) is None
     assert build(extract("Draw the magnetic field lines around a bar magnet.")) is None
     assert build(extract("Show a car moving at constant speed with a velocity arrow above it.")) is None
 

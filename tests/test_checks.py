@@ -48,6 +48,27 @@ def test_extraction_reads_numbers_colours_shapes_and_changes() -> None:
     assert extract("Sort the array 3, 1, 2 into 1, 2, 3 with selection sort.").requirements[-1].items == ["1", "2", "3"]
     assert extract("Show the numbers 10, 20, 30 and 40 appearing one by one from left to right.").requirements[-1].items == ["10", "20", "30", "40"]
     assert ("text", "AB") in kinds("Draw a circle and a chord, and label the chord AB.")
+    hops = extract("Show a number line from 0 to 20 and jump from 4 to 12 in two hops of 4.").requirements
+    assert [(item.kind, item.low, item.high, item.items) for item in hops if item.kind == "move"] == [("move", 4.0, 12.0, ["8"])]
+
+
+def test_a_times_table_is_every_line_of_it_in_order() -> None:
+    checklist = extract("Show the 3 times table from 3 × 1 = 3 to 3 × 5 = 15, one line at a time.")
+    assert [item.text for item in checklist.requirements if item.kind == "formula"] == [f"3 × {k} = {3 * k}" for k in range(1, 6)]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "steps"),
+    [
+        ("Solve 3x - 6 = 9 step by step: add 6 to both sides, then divide by 3.", ["3x - 6 = 9", "3x = 15", "x = 5"]),
+        ("Solve 4x = 10 step by step.", ["4x = 10", "x = 5/2"]),
+        ("Solve -x + 2 = 5 step by step: subtract 2 from both sides, then multiply both sides by -1.", ["-x + 2 = 5", "-x = 3", "x = -3"]),
+    ],
+)
+def test_the_steps_of_a_linear_equation_are_worked_out(sentence: str, steps: list[str]) -> None:
+    checklist = extract(sentence)
+    assert [item.text for item in checklist.requirements if item.kind == "formula"] == steps
+    assert [item.kind for item in checklist.requirements][-1] == "sequence", "and written one after another"
 
 
 @pytest.mark.parametrize(
@@ -159,6 +180,14 @@ class A(Scene):
         plane = NumberPlane()
         self.play(Create(plane), GrowArrow(Arrow(plane.c2p(0, 0), plane.c2p(2, 1), buff=0, color=GREEN)))
 """,
+    "straight jump": """from manim import *
+class A(Scene):
+    def construct(self):
+        line = NumberLine(x_range=[0, 20, 1], length=11, include_numbers=True)
+        dot = Dot(line.n2p(4), color=RED)
+        self.play(Create(line), FadeIn(dot))
+        self.play(dot.animate.move_to(line.n2p(12)))
+""",
     "piled": """from manim import *
 class A(Scene):
     def construct(self):
@@ -210,6 +239,11 @@ def test_rows_asked_are_rows_shown(timelines: dict[str, Timeline]) -> None:
     assert statuses("Show two rows of five blue squares.", timelines["grid"]) == ["held"]
     (five_rows,) = check(extract("Show five rows of two blue squares."), timelines["grid"]).verdicts
     assert five_rows.status == "failed" and five_rows.seen == "the squares stand in 2 row(s), not 5"
+
+
+def test_hops_asked_are_stops_made(timelines: dict[str, Timeline]) -> None:
+    (move,) = [verdict for verdict in check(extract("Show a number line from 0 to 20 and jump from 4 to 12 in two hops of 4."), timelines["straight jump"]).verdicts if verdict.requirement.kind == "move"]
+    assert move.status == "failed" and move.seen.endswith("went from 4 to 12, never stopping at 8")
 
 
 def test_a_tex_line_break_is_not_the_formula_asked() -> None:

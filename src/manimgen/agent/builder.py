@@ -115,8 +115,9 @@ def number_line(items: list[Requirement], formulas: list[Requirement]) -> list[s
         body += [
             f"dot = Dot(line.n2p({start:g}), radius=0.12, color={manim_colour(dot.colour if dot else None, 'RED')})",
             "self.play(FadeIn(dot, scale=2))",
-            f"self.play(dot.animate.move_to(line.n2p({move.high:g})), run_time=2)",
         ]
+        for stop in [*move.items, f"{move.high:g}"]:
+            body.append(f"self.play(dot.animate.move_to(line.n2p({stop})), run_time={1 if move.items else 2})")
     return [*body, "self.wait(1)"]
 
 

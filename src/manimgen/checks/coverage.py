@@ -24,10 +24,10 @@ FILLER = set(
 IMPLIED = {
     "object": "label labelled labeled labels coloured colored color colour rows row columns grid",
     "text": "label labelled labeled labels",
-    "formula": "becomes become transform transforms transforming into",
+    "formula": "becomes become transform transforms transforming into solve solving",
     "range": "from to between axes axis",
     "relation": "left right above below under beside next centre center middle side sides",
-    "move": "move moves moving moved left right up down by",
+    "move": "move moves moving moved left right up down by hop hops jump jumps",
     "colour": "turn turns turning becomes become coloured colored color colour",
     "transform": "turn turns turning becomes become transform transforms transforming",
     "rotate": "rotate rotates rotating turn turns turning degrees degree by",

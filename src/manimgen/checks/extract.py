@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from fractions import Fraction
 
 from manimgen.checks.colours import COLOUR_WORD, colour_word
 from manimgen.checks.coverage import unread
@@ -21,6 +22,7 @@ NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
     "eleven": 11, "twelve": 12,
 }  # fmt: skip
+COUNT_NAMES = {value: word for word, value in NUMBER_WORDS.items() if value > 1}
 COUNT_WORD = r"\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 COLOUR = COLOUR_WORD.pattern[2:-2]
 # shape word (singular) -> the kind the checker knows
@@ -45,7 +47,7 @@ NAMED_FORMULAS = {
     "euler's identity": "e^(iπ) + 1 = 0",
 }
 SHOWING = re.compile(r"\b(writ\w*|show\w*|display\w*|label\w*|equation|formula|identity|transform\w*|expand\w*|factor\w*|solve|derivative|integral)\b", re.I)
-SEQUENCE_WORDS = re.compile(r"\b(one after (?:another|the other)|one by one|one at a time|in turn|one (?:step|line) (?:per|at a) (?:line|time))\b", re.I)
+SEQUENCE_WORDS = re.compile(r"\b(one after (?:another|the other)|one by one|one at a time|in turn|step by step|one (?:step|line) (?:per|at a) (?:line|time))\b", re.I)
 NOT_OBJECTS = re.compile(
     r"\bdot product\b|\bone line at a time\b|\bper line\b|\bsame line\b|\bnumber line\b|\bpoints? where\b|\bfrom an? point\b"
     r"|\bcorners of an? \w+|\b(?:nodes|dots|points) (in an? \w+)",
@@ -216,7 +218,7 @@ def formulas(sentence: str) -> list[Requirement]:
         return found
     shown = []
     for match in FORMULA.finditer(sentence):
-        text = match[1].strip(" .,")
+        text = re.sub(r"^[A-Za-z]{3,}\s+(?=-\s*\w)", "", match[1].strip(" .,"))  # "Solve -x + 2 = 5": a word, then a minus sign
         if MATH_SIGN.search(text) and not re.fullmatch(r"[\d\s,().-]+", text) and not _only_a_place(sentence, match) and not _plotted(sentence, match.start()):
             shown.append(text)
     change = re.search(r"\b(?:transform\w*|expand\w*|factor\w*|turn\w*|becom\w*)\b[^.;]*?\binto\b", sentence, re.I)
@@ -313,12 +315,27 @@ def moves(sentence: str) -> list[Requirement]:
     for match in re.finditer(rf"\b(?:mov\w*|jump\w*|slid\w*|go\w*|hop\w*)\b[^.;]*?(?:\b(?P<what>dot|point|ball|marker)\b[^.;]*?)?\bfrom\s+(?P<low>{NUMBER})\s+to\s+(?P<high>{NUMBER})\b", sentence, re.I):
         low, high = number(match["low"]), number(match["high"])
         if low is not None and high is not None and re.search(r"\bnumber line\b", sentence, re.I):
-            found.append(Requirement(kind="move", phrase=f"a dot on the number line moves from {match['low']} to {match['high']}", what="dot", low=low, high=high))
+            stops = _stops(sentence, low, high)
+            hops = f" in {COUNT_NAMES.get(len(stops) + 1, len(stops) + 1)} hops, stopping at {', '.join(stops)}" if stops else ""
+            phrase = f"a dot on the number line moves from {match['low']} to {match['high']}{hops}"
+            found.append(Requirement(kind="move", phrase=phrase, what="dot", low=low, high=high, items=stops))
     for match in re.finditer(r"\b(?:mov\w*|slid\w*|translat\w*|roll\w*|push\w*|travel\w*)\b[^.;]*?\b(?:to the|towards the)\s+(?P<direction>left|right)\b", sentence, re.I):
         subject = re.search(r"\b(square|circle|dot|ball|box|block|car|wheel|triangle|wave)\b", sentence[: match.end()], re.I)
         what = (shape_kind(subject[1]) or subject[1].lower()) if subject else "object"
         found.append(Requirement(kind="move", phrase=f"the {what} moves to the {match['direction']}", what=what, direction=match["direction"].lower()))
     return found
+
+
+def _stops(sentence: str, low: float, high: float) -> list[str]:
+    """Where a dot stops on its way in "two hops of 4", "jumps of 3" or "by 2s": the values between its ends."""
+    hop = re.search(rf"\b(?:in\s+(?:{COUNT_WORD})\s+)?(?:hops|jumps|steps)\s+of\s+(\d+)\b|\bby\s+(\d+)s\b", sentence, re.I)
+    size = float(hop[1] or hop[2]) if hop else 0.0
+    if size <= 0 or size >= abs(high - low) or abs(high - low) / size > 12:
+        return []
+    direction = 1 if high > low else -1
+    count = int(abs(high - low) // size)
+    stops = [low + direction * size * index for index in range(1, count + 1)]
+    return [f"{stop:g}" for stop in stops if abs(stop - high) > 1e-9]
 
 
 def colour_changes(sentence: str) -> list[Requirement]:
@@ -403,6 +420,64 @@ def orders(sentence: str) -> list[Requirement]:
     return []
 
 
+LINEAR = re.compile(r"(?P<a>-?\d*)\s*x\s*(?:(?P<sign>[-+])\s*(?P<b>\d+))?\s*=\s*(?P<c>-?\d+)\b")
+OPERATION = re.compile(
+    r"\b(?P<verb>add|subtract|divide|multiply)(?:ing)?\s+(?:(?:both sides|each side)\s+)?(?:(?P<amount>-?\d+)\s+(?:to|from)\s+both sides|by\s+(?P<factor>-?\d+))",
+    re.I,
+)
+
+
+def equation_steps(sentence: str) -> list[Requirement]:
+    """ "Solve 3x - 6 = 9 step by step: add 6 to both sides, then divide by 3": each equation the steps reach,
+    worked out here (a linear equation in x with whole numbers), to be written one after another."""
+    solve = re.search(r"\b(?:solve|equation)\b", sentence, re.I)
+    equation = LINEAR.search(sentence[solve.end() :]) if solve else None
+    if equation is None or not (OPERATION.search(sentence) or re.search(r"\bstep by step\b", sentence, re.I)):
+        return []
+    a = Fraction(int(equation["a"]) if equation["a"] not in ("", "-") else -1 if equation["a"] == "-" else 1)
+    b = Fraction(int(equation["b"] or 0) * (-1 if equation["sign"] == "-" else 1))
+    c = Fraction(int(equation["c"]))
+    operations = [(match["verb"].lower(), Fraction(int(match["amount"] or match["factor"]))) for match in OPERATION.finditer(sentence)]
+    if not operations:
+        operations = ([("subtract", b)] if b else []) + ([("divide", a)] if a != 1 else [])
+    first = _linear(a, b, c)
+    found = [Requirement(kind="formula", phrase=f"the formula {first} is shown as typeset maths", text=first)]
+    for verb, amount in operations:
+        if verb in ("divide", "multiply") and amount == 0:
+            return []
+        if verb == "add":
+            b, c = b + amount, c + amount
+        elif verb == "subtract":
+            b, c = b - amount, c - amount
+        elif verb == "divide":
+            a, b, c = a / amount, b / amount, c / amount
+        else:
+            a, b, c = a * amount, b * amount, c * amount
+        step = _linear(a, b, c)
+        how = f"{verb} {amount} {'to' if verb == 'add' else 'from'} both sides" if verb in ("add", "subtract") else f"{verb} both sides by {amount}"
+        found.append(Requirement(kind="formula", phrase=f"{how}: {step} is written next", text=step))
+    return found
+
+
+def times_table(sentence: str) -> list[Requirement]:
+    """ "the 3 times table from 3 × 1 = 3 to 3 × 5 = 15": every line of it, worked out, one a requirement."""
+    table = re.search(r"\b(\d+)\s+times\s+table\s+from\s+(?:\1\s*[×x*]\s*)?(\d+)(?:\s*=\s*\d+)?\s+to\s+(?:\1\s*[×x*]\s*)?(\d+)\b", sentence, re.I)
+    if table is None:
+        return []
+    base, first, last = int(table[1]), int(table[2]), int(table[3])
+    if not 0 <= last - first <= 12:
+        return []
+    lines = [f"{base} × {factor} = {base * factor}" for factor in range(first, last + 1)]
+    return [Requirement(kind="formula", phrase=f"the {base} times table line {line} is written", text=line) for line in lines]
+
+
+def _linear(a: Fraction, b: Fraction, c: Fraction) -> str:
+    """`a`x + `b` = `c` as a person writes it: "3x - 6 = 9", "x = 5", "x = 5/2"."""
+    term = "x" if a == 1 else "-x" if a == -1 else f"{a}x"
+    constant = "" if b == 0 else f" + {b}" if b > 0 else f" - {-b}"
+    return f"{term}{constant} = {c}"
+
+
 PARTS = {"halves": 2, "thirds": 3, "quarters": 4, "fifths": 5, "sixths": 6, "eighths": 8}
 
 
@@ -459,6 +534,6 @@ def traces(sentence: str) -> list[Requirement]:
 
 
 RULES: tuple[Callable[[str], list[Requirement]], ...] = (
-    objects, parts, vectors, curves, areas, texts, formulas, ranges, moves, colour_changes, transforms, rotations, scalings,
-    sequences, orders, removals, relations, traces,
+    objects, parts, vectors, curves, areas, texts, equation_steps, times_table, formulas, ranges, moves, colour_changes, transforms, rotations,
+    scalings, sequences, orders, removals, relations, traces,
 )  # fmt: skip

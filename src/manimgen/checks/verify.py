@@ -432,8 +432,22 @@ def _move_in_values(requirement: Requirement, timeline: Timeline, test: Callable
         seen.append(f"{track[-1][1].label()} went from {values[0]:.3g} to {values[-1]:.3g}")
         starts = requirement.low is None or _near_value(values[0], requirement.low)
         if starts and _near_value(values[-1], requirement.high) and len(values) >= 2:
-            return _held(requirement, seen[-1])
+            missed = _missed_stops(values, [float(stop) for stop in requirement.items])
+            if missed is None:
+                return _held(requirement, seen[-1])
+            seen[-1] += f", never stopping at {missed:g}"
     return _failed(requirement, "; ".join(seen[:3]) or f"no {requirement.what} on a number line or axes moved")
+
+
+def _missed_stops(values: list[float], stops: list[float]) -> float | None:
+    """The first stop (in order) the dot's values never rest at, or None when it rests at each in turn."""
+    position = 0
+    for stop in stops:
+        while position < len(values) and not _near_value(values[position], stop):
+            position += 1
+        if position == len(values):
+            return stop
+    return None
 
 
 @checks("colour")
