@@ -188,6 +188,14 @@ class A(Scene):
         self.play(Create(line), FadeIn(dot))
         self.play(dot.animate.move_to(line.n2p(12)))
 """,
+    "crossing missed": """from manim import *
+class A(Scene):
+    def construct(self):
+        axes = Axes(x_range=[-4, 4, 1], y_range=[-12, 6, 2])
+        curve = axes.plot(lambda x: -x**2 + 4, color=BLUE)
+        self.play(Create(axes), Create(curve))
+        self.play(FadeIn(Dot(axes.c2p(-2, 0)), Dot(axes.c2p(0, 4)), Dot(axes.c2p(1, 0))))
+""",
     "piled": """from manim import *
 class A(Scene):
     def construct(self):
@@ -244,6 +252,13 @@ def test_rows_asked_are_rows_shown(timelines: dict[str, Timeline]) -> None:
 def test_hops_asked_are_stops_made(timelines: dict[str, Timeline]) -> None:
     (move,) = [verdict for verdict in check(extract("Show a number line from 0 to 20 and jump from 4 to 12 in two hops of 4."), timelines["straight jump"]).verdicts if verdict.requirement.kind == "move"]
     assert move.status == "failed" and move.seen.endswith("went from 4 to 12, never stopping at 8")
+
+
+def test_a_crossing_is_marked_by_a_dot_on_the_curve_and_the_axis(timelines: dict[str, Timeline]) -> None:
+    sentence = "Draw the parabola y = -x^2 + 4 and mark the two points where it crosses the x-axis."
+    (mark,) = [verdict for verdict in check(extract(sentence), timelines["crossing missed"]).verdicts if verdict.requirement.kind == "mark"]
+    assert mark.status == "failed" and mark.seen == "1 dot(s) on a curve and on the x-axis, where 2 are asked"
+    assert [(item.kind, item.other) for item in extract("Plot y = x and y = 4 - x and mark where they cross.").requirements][-1] == ("mark", "curve")
 
 
 def test_a_tex_line_break_is_not_the_formula_asked() -> None:

@@ -123,7 +123,7 @@ def number_line(items: list[Requirement], formulas: list[Requirement]) -> list[s
 
 def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
     curves = [item for item in items if item.kind == "object" and item.what == "curve" and item.text]
-    if not curves or not _only(items, {"object", "range", "trace"}) or formulas and not all(item.label for item in curves):
+    if not curves or not _only(items, {"object", "range", "trace", "mark"}) or formulas and not all(item.label for item in curves):
         return None
     if any(item.kind == "object" and item.what not in ("curve", "axes", "area", "dot") for item in items):
         return None
@@ -155,7 +155,40 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
         body += [f"area = axes.get_area(curve0, x_range=[{area.low:g}, {area.high:g}], color=GREEN, opacity=0.5)", "self.play(FadeIn(area))"]
     if any(item.kind == "trace" for item in items):
         body += [f"dot = Dot(axes.c2p({x_low:g}, {_value(parsed[0].python, x_low):g}), color=RED)", "self.play(FadeIn(dot))", "self.play(MoveAlongPath(dot, curve0), run_time=3)"]
+    for mark in [item for item in items if item.kind == "mark"]:
+        other = "0" if mark.other == "x-axis" else parsed[1].python if len(parsed) > 1 else None
+        points = _crossings(parsed[0].python, other, x_low, x_high) if other is not None else []
+        if not points or (mark.count is not None and len(points) != mark.count):
+            return None
+        for index, (x, y) in enumerate(points):
+            body += [
+                f"crossing{index} = Dot(axes.c2p({x:g}, {y:g}), radius=0.1, color=YELLOW)",
+                f"coordinates{index} = MathTex(r'({x:g}, {y:g})', font_size=32).next_to(crossing{index}, UR, buff=0.1)",
+                f"self.play(FadeIn(crossing{index}, scale=2), Write(coordinates{index}))",
+            ]
     return [*body, "self.wait(1)"]
+
+
+def _crossings(python: str, other: str, low: float, high: float) -> list[tuple[float, float]]:
+    """Where the formula `python` meets `other` (a formula of x, or "0" for the x-axis) between `low` and `high`,
+    found by sign changes on a fine grid and bisection; rounded to two places."""
+    difference = eval(f"lambda x: ({python}) - ({other})", {"np": np, "__builtins__": {}})  # our own parse output: numpy and x only
+    value = eval(f"lambda x: {python}", {"np": np, "__builtins__": {}})
+    xs = np.linspace(low, high, 2001)
+    with np.errstate(all="ignore"):
+        ys = np.asarray(difference(xs), dtype=float) * np.ones_like(xs)
+        found: list[tuple[float, float]] = []
+        for left, right, y_left, y_right in zip(xs[:-1], xs[1:], ys[:-1], ys[1:]):
+            if not (np.isfinite(y_left) and np.isfinite(y_right)) or y_left * y_right > 0 or (y_left == 0 and found and abs(found[-1][0] - left) < 1e-6):
+                continue
+            for _ in range(50):
+                middle = (left + right) / 2
+                y_middle = float(difference(middle))
+                left, right, y_left = (middle, right, y_middle) if y_left * y_middle > 0 else (left, middle, y_left)
+            x = round((left + right) / 2, 2) + 0.0
+            if not found or abs(found[-1][0] - x) > 0.01:
+                found.append((x, round(float(value(x)), 2) + 0.0))
+    return found if len(found) <= 6 else []
 
 
 def _value(python: str, x: float) -> float:
@@ -185,7 +218,8 @@ def _y_bounds(expressions: list[str], low: float, high: float) -> tuple[float, f
     if largest - smallest < 1:
         largest += 1
     step = _step(smallest, largest)
-    return math.floor(smallest / step) * step, math.ceil(largest / step) * step
+    headroom = 0.02 * (largest - smallest)  # a curve's top a little below the axis' arrow tip, not under it
+    return math.floor((smallest - headroom) / step) * step, math.ceil((largest + headroom) / step) * step
 
 
 def _step(low: float, high: float) -> float:

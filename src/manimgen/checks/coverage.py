@@ -35,11 +35,13 @@ IMPLIED = {
     "sequence": "array list elements next",
     "order": "sort sorted sorting swap swapping swaps array elements element selection bubble pair pairs list left right side",
     "trace": "move moves moving moved along",
+    "mark": "mark marks marked point points root roots zero zeros intersection intercepts cross crosses meet meets intersect intersects they it both",
 }
 """Words a requirement kind stands for although its phrase does not use them (an order is what a sort ends in)."""
 IMPLIED_BY_WHAT = {
     "part": "fraction divided split cut equal parts pieces slices sectors halves thirds quarters fifths sixths eighths",
     "shaded part": "shaded coloured colored filled",
+    "curve": "parabola graph function",
 }
 """Words an object stands for: a shape in equal parts is a fraction."""
 NAMED = ("quadratic formula", "pythagorean theorem", "euler's identity")

@@ -289,11 +289,10 @@ def curves(sentence: str) -> list[Requirement]:
         labelled = re.search(r"\blabel(?!led axes)", sentence, re.I)
         phrase = f"the curve {formula} is drawn" + (f" in {colour}" if colour else "") + (", labelled" if labelled else "")
         found.append(Requirement(kind="object", phrase=phrase, what="curve", colour=colour, label=formula if labelled else None, text=formula))
-        for other in re.finditer(r"\band\s+(?P<formula>y\s*=\s*[^,;]+?|[a-z]+\(x\))\s+in\s+(?P<colour>\w+)", sentence[match.end() :], re.I):
-            if colour_word(other["colour"]):
-                found.append(
-                    Requirement(kind="object", phrase=f"the curve {other['formula']} is drawn in {colour_word(other['colour'])}", what="curve", colour=colour_word(other["colour"]), text=other["formula"])
-                )
+        for other in re.finditer(r"^\s*(?:in\s+\w+\s+)?and\s+(?:the\s+)?(?:curve\s+|line\s+)?(?P<formula>y\s*=\s*[^,;]+?|[a-z]+\(x\))(?:\s+in\s+(?P<colour>\w+))?(?=\s+(?:from|for|on|and|between)\b|[,.;]|$)", sentence[match.end() :], re.I):
+            other_colour = colour_word(other["colour"]) if other["colour"] else None
+            phrase = f"the curve {other['formula']} is drawn" + (f" in {other_colour}" if other_colour else "")
+            found.append(Requirement(kind="object", phrase=phrase, what="curve", colour=other_colour, text=other["formula"]))
     for match in re.finditer(r"\b(?:along|under|below|above)\s+(?:the\s+)?(?:line\s+|curve\s+|parabola\s+)?(?P<formula>y\s*=\s*[^,;]+?)(?=\s+(?:from|for|between|as|while|and)\b|[,.;]|$)", sentence, re.I):
         if not any(item.text == match["formula"].strip() for item in found):
             found.append(Requirement(kind="object", phrase=f"the curve {match['formula'].strip()} is drawn", what="curve", text=match["formula"].strip()))
@@ -522,6 +521,18 @@ def relations(sentence: str) -> list[Requirement]:
     return found
 
 
+def marks(sentence: str) -> list[Requirement]:
+    """ "mark the two points where it crosses the x-axis", "mark where they cross", "mark the intersection"."""
+    found = []
+    pattern = rf"\bmark\w*\s+(?:the\s+|its\s+|their\s+)?(?:(?P<count>{COUNT_WORD}|both)\s+)?(?:points?\s+|roots?\s+|zeros?\s+)?(?:where\s+(?:it|the \w+|they|the \w+ and the \w+)\s+(?P<verb>cross\w*|meet\w*|intersect\w*)(?:\s+the\s+(?P<axis>x-axis))?|(?P<noun>intersection|roots|zeros|x-intercepts))"
+    for match in re.finditer(pattern, sentence, re.I):
+        crossing = "x-axis" if match["axis"] or (match["noun"] or "").lower() in ("roots", "zeros", "x-intercepts") else "curve"
+        count = 2 if (match["count"] or "").lower() == "both" else _count(match["count"])
+        where = "the curve crosses the x-axis" if crossing == "x-axis" else "the curves cross"
+        found.append(Requirement(kind="mark", phrase=f"{count or 'a'} point{'s' if (count or 1) > 1 else ''} marked where {where}", count=count, other=crossing))
+    return found
+
+
 def traces(sentence: str) -> list[Requirement]:
     """ "move a dot along the curve", "a point moving along the line", "orbiting the Sun"."""
     found = []
@@ -535,5 +546,5 @@ def traces(sentence: str) -> list[Requirement]:
 
 RULES: tuple[Callable[[str], list[Requirement]], ...] = (
     objects, parts, vectors, curves, areas, texts, equation_steps, times_table, formulas, ranges, moves, colour_changes, transforms, rotations,
-    scalings, sequences, orders, removals, relations, traces,
+    scalings, sequences, orders, removals, relations, marks, traces,
 )  # fmt: skip

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 Kind = Literal[
     "object", "text", "formula", "range", "relation", "move", "colour", "transform", "rotate", "scale", "sequence", "order",
-    "disappear", "update", "trace", "look",
+    "disappear", "update", "trace", "mark", "look",
 ]  # fmt: skip
 Relation = Literal["above", "below", "left of", "right of", "inside", "next to"]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
@@ -40,6 +40,7 @@ class Requirement(BaseModel):
     - order: at the end the `items` read from left to right in that order (a sorted array, a swap)
     - update: a number shown next to `what` changes as it moves, ending at `high` when given
     - trace: `what` travels along `other` (a curve or a circle)
+    - mark: `count` dots (at least one) mark where a drawn curve crosses `other`: "x-axis", or "curve" (where two curves cross)
     - look: a clause of the sentence (`text`) no other item reads; no check decides it, a person looks for it
     """
 

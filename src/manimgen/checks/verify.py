@@ -666,6 +666,36 @@ def _trace(requirement: Requirement, timeline: Timeline) -> Verdict:
     return _failed(requirement, "no dot moves while staying on a drawn curve")
 
 
+@checks("mark")
+def _mark(requirement: Requirement, timeline: Timeline) -> Verdict:
+    wanted = requirement.count or 1
+    most = 0
+    for snapshot in timeline:
+        frame = _values_frame(snapshot)
+        marked = []
+        for entry in _distinct(entry for entry in snapshot.visible(members=True) if is_dot(entry)):
+            curves = _curves_through(entry, snapshot)
+            values = frame.values_at(entry.centre) if frame is not None and entry.centre is not None else None
+            on_axis = values is not None and _near_value(values[1], 0.0)
+            if (requirement.other == "x-axis" and curves >= 1 and on_axis) or (requirement.other != "x-axis" and curves >= 2):
+                marked.append(entry)
+        most = max(most, len(marked))
+        if len(marked) >= wanted:
+            return _held(requirement, f"{', '.join(entry.label() for entry in marked[:4])} at t={snapshot.time:g} s")
+    where = "on a curve and on the x-axis" if requirement.other == "x-axis" else "where two drawn curves meet"
+    return _failed(requirement, f"{most} dot(s) {where}, where {wanted} are asked")
+
+
+def _curves_through(entry: Entry, snapshot: Snapshot) -> int:
+    """How many drawn curves pass through the entry's centre."""
+    centre = entry.centre
+    if centre is None:
+        return 0
+    return sum(
+        1 for curve in snapshot.visible() if is_curve(curve) and curve.samples and min(math.dist(centre, point) for point in curve.samples) <= ON_CURVE
+    )  # fmt: skip
+
+
 def _on_a_curve(entry: Entry, snapshot: Snapshot) -> bool:
     centre = entry.centre
     if centre is None:
