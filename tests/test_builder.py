@@ -33,6 +33,7 @@ BUILT = [
     "Solve 3x - 6 = 9 step by step: add 6 to both sides, then divide by 3.",
     "Show the 3 times table from 3 × 1 = 3 to 3 × 5 = 15, one line at a time.",
     "Draw the parabola y = -x^2 + 4 and mark the two points where it crosses the x-axis.",
+    "Draw the tangent line to y = sin(x) at x = 0.",
 ]
 
 

@@ -196,6 +196,14 @@ class A(Scene):
         self.play(Create(axes), Create(curve))
         self.play(FadeIn(Dot(axes.c2p(-2, 0)), Dot(axes.c2p(0, 4)), Dot(axes.c2p(1, 0))))
 """,
+    "secant": """from manim import *
+class A(Scene):
+    def construct(self):
+        axes = Axes(x_range=[-4, 4, 1], y_range=[-2, 2, 1])
+        curve = axes.plot(lambda x: np.sin(x), color=BLUE)
+        self.play(Create(axes), Create(curve))
+        self.play(Create(Line(axes.c2p(-1.5, -1.5 * 0.4), axes.c2p(1.5, 1.5 * 0.4), color=YELLOW)))
+""",
     "piled": """from manim import *
 class A(Scene):
     def construct(self):
@@ -259,6 +267,13 @@ def test_a_crossing_is_marked_by_a_dot_on_the_curve_and_the_axis(timelines: dict
     (mark,) = [verdict for verdict in check(extract(sentence), timelines["crossing missed"]).verdicts if verdict.requirement.kind == "mark"]
     assert mark.status == "failed" and mark.seen == "1 dot(s) on a curve and on the x-axis, where 2 are asked"
     assert [(item.kind, item.other) for item in extract("Plot y = x and y = 4 - x and mark where they cross.").requirements][-1] == ("mark", "curve")
+
+
+def test_a_tangent_runs_along_the_curve_where_it_touches(timelines: dict[str, Timeline]) -> None:
+    sentence = "Draw the tangent line to y = sin(x) at x = 0."
+    assert [item.kind for item in extract(sentence).requirements] == ["object", "tangent"]
+    (tangent,) = [verdict for verdict in check(extract(sentence), timelines["secant"]).verdicts if verdict.requirement.kind == "tangent"]
+    assert tangent.status == "failed" and tangent.seen == "no straight line through the curve's point at x = 0 along it"
 
 
 def test_a_tex_line_break_is_not_the_formula_asked() -> None:

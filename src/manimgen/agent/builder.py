@@ -123,7 +123,7 @@ def number_line(items: list[Requirement], formulas: list[Requirement]) -> list[s
 
 def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
     curves = [item for item in items if item.kind == "object" and item.what == "curve" and item.text]
-    if not curves or not _only(items, {"object", "range", "trace", "mark"}) or formulas and not all(item.label for item in curves):
+    if not curves or not _only(items, {"object", "range", "trace", "mark", "tangent"}) or formulas and not all(item.label for item in curves):
         return None
     if any(item.kind == "object" and item.what not in ("curve", "axes", "area", "dot") for item in items):
         return None
@@ -155,6 +155,16 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
         body += [f"area = axes.get_area(curve0, x_range=[{area.low:g}, {area.high:g}], color=GREEN, opacity=0.5)", "self.play(FadeIn(area))"]
     if any(item.kind == "trace" for item in items):
         body += [f"dot = Dot(axes.c2p({x_low:g}, {_value(parsed[0].python, x_low):g}), color=RED)", "self.play(FadeIn(dot))", "self.play(MoveAlongPath(dot, curve0), run_time=3)"]
+    for index, tangent in enumerate(item for item in items if item.kind == "tangent" and item.low is not None):
+        assert tangent.low is not None
+        at, value = tangent.low, _value(parsed[0].python, tangent.low)
+        slope = (_value(parsed[0].python, at + 1e-4) - _value(parsed[0].python, at - 1e-4)) / 2e-4
+        reach = min(1.5, 0.25 * (x_high - x_low), *([0.95 * min(y_high - value, value - y_low) / abs(slope)] if slope else []))
+        body += [
+            f"touch{index} = Dot(axes.c2p({at:g}, {value:.4g}), color=YELLOW)",
+            f"tangent{index} = Line(axes.c2p({at - reach:g}, {value - reach * slope:.4g}), axes.c2p({at + reach:g}, {value + reach * slope:.4g}), color=YELLOW)",
+            f"self.play(FadeIn(touch{index}), Create(tangent{index}))",
+        ]
     for mark in [item for item in items if item.kind == "mark"]:
         other = "0" if mark.other == "x-axis" else parsed[1].python if len(parsed) > 1 else None
         points = _crossings(parsed[0].python, other, x_low, x_high) if other is not None else []

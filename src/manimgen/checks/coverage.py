@@ -35,6 +35,7 @@ IMPLIED = {
     "sequence": "array list elements next",
     "order": "sort sorted sorting swap swapping swaps array elements element selection bubble pair pairs list left right side",
     "trace": "move moves moving moved along",
+    "tangent": "tangent touches touching line to at",
     "mark": "mark marks marked point points root roots zero zeros intersection intercepts cross crosses meet meets intersect intersects they it both",
 }
 """Words a requirement kind stands for although its phrase does not use them (an order is what a sort ends in)."""

@@ -49,7 +49,7 @@ NAMED_FORMULAS = {
 SHOWING = re.compile(r"\b(writ\w*|show\w*|display\w*|label\w*|equation|formula|identity|transform\w*|expand\w*|factor\w*|solve|derivative|integral)\b", re.I)
 SEQUENCE_WORDS = re.compile(r"\b(one after (?:another|the other)|one by one|one at a time|in turn|step by step|one (?:step|line) (?:per|at a) (?:line|time))\b", re.I)
 NOT_OBJECTS = re.compile(
-    r"\bdot product\b|\bone line at a time\b|\bper line\b|\bsame line\b|\bnumber line\b|\bpoints? where\b|\bfrom an? point\b"
+    r"\bdot product\b|\btangent line\b|\bone line at a time\b|\bper line\b|\bsame line\b|\bnumber line\b|\bpoints? where\b|\bfrom an? point\b"
     r"|\bcorners of an? \w+|\b(?:nodes|dots|points) (in an? \w+)",
     re.I,
 )
@@ -533,6 +533,20 @@ def marks(sentence: str) -> list[Requirement]:
     return found
 
 
+def tangents(sentence: str) -> list[Requirement]:
+    """ "the tangent line to y = sin(x) at x = 0", "a tangent to the parabola y = x^2 at x = 1": the curve and the line."""
+    found = []
+    pattern = rf"\btangent(?:\s+line)?\s+to\s+(?:the\s+)?(?:curve\s+|graph\s+of\s+|parabola\s+)?(?P<formula>y\s*=\s*[^,;]+?|[a-z]+\(x\))\s+at\s+x\s*=\s*(?P<x>{NUMBER})"
+    for match in re.finditer(pattern, sentence, re.I):
+        x = number(match["x"])
+        if x is None:
+            continue
+        formula = match["formula"].strip()
+        found.append(Requirement(kind="object", phrase=f"the curve {formula} is drawn", what="curve", text=formula))
+        found.append(Requirement(kind="tangent", phrase=f"a tangent line touches it at x = {match['x']}", text=formula, low=x))
+    return found
+
+
 def traces(sentence: str) -> list[Requirement]:
     """ "move a dot along the curve", "a point moving along the line", "orbiting the Sun"."""
     found = []
@@ -546,5 +560,5 @@ def traces(sentence: str) -> list[Requirement]:
 
 RULES: tuple[Callable[[str], list[Requirement]], ...] = (
     objects, parts, vectors, curves, areas, texts, equation_steps, times_table, formulas, ranges, moves, colour_changes, transforms, rotations,
-    scalings, sequences, orders, removals, relations, marks, traces,
+    scalings, sequences, orders, removals, relations, marks, tangents, traces,
 )  # fmt: skip

@@ -17,8 +17,8 @@ from typing import Literal
 
 from manimgen.checks.colours import describe, is_colour
 from manimgen.checks.requirements import Checklist, Requirement
-from manimgen.checks.shapes import AXES_CLASSES, TYPESET_CLASSES, is_curve, is_dot, matcher, normalise, numbers_in
-from manimgen.checks.timeline import Entry, Snapshot, Timeline
+from manimgen.checks.shapes import AXES_CLASSES, TYPESET_CLASSES, is_curve, is_dot, is_line, matcher, normalise, numbers_in
+from manimgen.checks.timeline import Entry, Point, Snapshot, Timeline
 
 Status = Literal["held", "failed", "unverifiable"]
 HELD, FAILED, UNVERIFIABLE = "held", "failed", "unverifiable"
@@ -684,6 +684,52 @@ def _mark(requirement: Requirement, timeline: Timeline) -> Verdict:
             return _held(requirement, f"{', '.join(entry.label() for entry in marked[:4])} at t={snapshot.time:g} s")
     where = "on a curve and on the x-axis" if requirement.other == "x-axis" else "where two drawn curves meet"
     return _failed(requirement, f"{most} dot(s) {where}, where {wanted} are asked")
+
+
+@checks("tangent")
+def _tangent(requirement: Requirement, timeline: Timeline) -> Verdict:
+    if requirement.low is None:
+        return _unverifiable(requirement, "no point of contact named")
+    seen = "no curve drawn on axes"
+    for snapshot in timeline:
+        frame = _values_frame(snapshot)
+        if frame is None:
+            continue
+        for curve in (entry for entry in snapshot.visible() if is_curve(entry) and entry.samples and not is_line(entry)):
+            touch = _curve_at(curve, frame, requirement.low)
+            if touch is None:
+                continue
+            point, direction = touch
+            seen = f"no straight line through the curve's point at x = {requirement.low:g} along it"
+            for line in (entry for entry in snapshot.visible() if is_line(entry) and entry.start is not None and entry.end is not None):
+                if _touches(line, point, direction):
+                    return _held(requirement, f"{line.label()} touches {curve.label()} at x = {requirement.low:g}")
+    return _failed(requirement, seen)
+
+
+def _curve_at(curve: Entry, frame: Entry, x: float) -> tuple[Point, tuple[float, float]] | None:
+    """The curve's frame point at value `x` and its direction there (from its neighbouring samples)."""
+    samples = curve.samples or []
+    values = [frame.values_at(point) for point in samples]
+    nearest = min((index for index, value in enumerate(values) if value is not None), key=lambda index: abs(values[index][0] - x), default=None)  # type: ignore[index]
+    if nearest is None or abs(values[nearest][0] - x) > VALUE_TOLERANCE or len(samples) < 3:  # type: ignore[index]
+        return None
+    before, after = samples[max(nearest - 1, 0)], samples[min(nearest + 1, len(samples) - 1)]
+    return samples[nearest], (after[0] - before[0], after[1] - before[1])
+
+
+def _touches(line: Entry, point: Point, direction: tuple[float, float]) -> bool:
+    """Whether the segment passes through `point` running along `direction`."""
+    assert line.start is not None and line.end is not None
+    (x0, y0), (x1, y1) = line.start, line.end
+    length = math.hypot(x1 - x0, y1 - y0)
+    if length == 0 or math.hypot(*direction) == 0:
+        return False
+    along = max(0.0, min(1.0, ((point[0] - x0) * (x1 - x0) + (point[1] - y0) * (y1 - y0)) / length**2))
+    if math.dist(point, (x0 + along * (x1 - x0), y0 + along * (y1 - y0))) > ON_CURVE:
+        return False
+    angle = abs(math.degrees(math.atan2(y1 - y0, x1 - x0) - math.atan2(direction[1], direction[0]))) % 180
+    return min(angle, 180 - angle) <= ANGLE_TOLERANCE
 
 
 def _curves_through(entry: Entry, snapshot: Snapshot) -> int:
