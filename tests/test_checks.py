@@ -320,3 +320,9 @@ def test_check_command_prints_verdicts_and_exits_by_them(tmp_path: Path) -> None
     assert listed.exit_code == 0 and "6. a dot on the number line moves from 2 to 7" in listed.output
     empty = CliRunner().invoke(app, ["check", "  "])
     assert empty.exit_code == 2 and "the sentence is empty" in empty.output
+    scene.write_text(SCENES["good number line"])
+    more = NUMBER_LINE.rstrip(".") + ", then highlight the even numbers in green."
+    looked = CliRunner().invoke(app, ["check", more, "--code", str(scene), "--quality", "preview"])
+    assert looked.exit_code == 0, "every checked item holds"
+    assert "? not checked" in looked.output and "6 held, 0 failed, 1 not checked (look for them in the video)" in looked.output
+    assert "7. then highlight the even numbers in green (not checked: look for it)" in CliRunner().invoke(app, ["check", more]).output
