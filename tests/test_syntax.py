@@ -70,3 +70,19 @@ def test_parse_keeps_syntax_errors_and_classes_are_found() -> None:
     with pytest.raises(SyntaxError) as raised:
         parse("def (:")
     assert raised.value.lineno == 1
+
+
+def test_a_parse_upset_by_another_threads_parse_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ast.parse
+    failures = [SystemError("AST constructor recursion depth mismatch (before=114, after=30)")]
+
+    def raced(source: str, filename: str = "<unknown>") -> ast.Module:
+        if failures:
+            raise failures.pop()
+        return real(source, filename)
+
+    monkeypatch.setattr(ast, "parse", raced)
+    assert isinstance(parse("x = 1"), ast.Module)
+    failures.append(SystemError("something else"))
+    with pytest.raises(SystemError, match="something else"):
+        parse("x = 1")
