@@ -28,6 +28,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from manimgen.bench.store import Sample, Store
 from manimgen.checks import extract
+from manimgen.data.task_file import load_task_file
 
 sys.path.insert(0, str(Path(__file__).parent))
 from contact_sheet import FONT, FRAME, PAD, frames_across  # noqa: E402
@@ -63,7 +64,7 @@ def sheets(run_dir: Path, out: Path, per_sheet: int, frames: int) -> None:
     print(f"{len(samples)} videos in {-(-len(samples) // per_sheet)} sheets under {out}; the key is {out / 'key.json'}")
 
 
-def table(run_dir: Path, labels_path: Path, key_path: Path) -> None:
+def table(run_dir: Path, labels_path: Path, key_path: Path, tasks_file: Path | None = None) -> None:
     key = json.loads(key_path.read_text())
     labels = {}
     for line in labels_path.read_text().splitlines():
@@ -73,21 +74,23 @@ def table(run_dir: Path, labels_path: Path, key_path: Path) -> None:
                 raise SystemExit(f"{labels_path}: label {row.get('label')!r} for {row.get('key')}; write one of {', '.join(LABELS)}")
             labels[(key[row["key"]]["task"], key[row["key"]]["strategy"])] = row["label"]
     with Store.open_existing(run_dir) as store:
-        tasks = store.tasks()
+        sentences = {task_id: task.description for task_id, task in store.tasks().items()}
         samples = store.samples()
+    if tasks_file is not None:
+        sentences |= {task.id: task.description for task in load_task_file(tasks_file)}
     print("| strategy | n | shows | partly | does not | RSR | requirements held | all held | whole sentence held | median s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     agreement: dict[str, dict[str, int]] = {"all held": Counter(), "whole sentence held": Counter()}
     strategies = list(dict.fromkeys(sample.strategy for sample in samples))
     for strategy in strategies:
         group = [sample for sample in samples if sample.strategy == strategy and sample.status != "error"]
-        looked = [labels.get((sample.task_id, strategy), "not") if sample.media_path else "not" for sample in group]
-        missing = [sample.task_id for sample in group if sample.media_path and (sample.task_id, strategy) not in labels]
+        looked = [labels.get((sample.task_id, strategy), "not") if sample.status == "ok" else "not" for sample in group]
+        missing = [sample.task_id for sample in group if sample.status == "ok" and (sample.task_id, strategy) not in labels]
         if missing:
             raise SystemExit(f"{strategy}: {len(missing)} rendered samples have no label (e.g. {missing[:3]})")
         held = [sample.score("requirements_held") for sample in group if sample.score("requirements_held") is not None]
         flags = {"all held": [sample.score("all_held") for sample in group]}
-        flags["whole sentence held"] = [_sentence_held(sample, tasks[sample.task_id].description) for sample in group]
+        flags["whole sentence held"] = [_sentence_held(sample, sentences[sample.task_id]) for sample in group]
         for name, values in flags.items():
             for value, label in zip(values, looked):
                 agreement[name][("tp" if label == "shows" else "fp") if value else ("fn" if label == "shows" else "tn")] += 1
@@ -131,11 +134,12 @@ def main() -> None:
     tabulate.add_argument("run_dir", type=Path)
     tabulate.add_argument("--labels", type=Path, required=True)
     tabulate.add_argument("--key", type=Path, help="default: the labels file's folder/key.json")
+    tabulate.add_argument("--tasks-file", type=Path, help="the sentences, for a run imported without them (bench import)")
     args = parser.parse_args()
     if args.command == "sheets":
         sheets(args.run_dir, args.out, args.per_sheet, args.frames)
     else:
-        table(args.run_dir, args.labels, args.key or args.labels.parent / "key.json")
+        table(args.run_dir, args.labels, args.key or args.labels.parent / "key.json", args.tasks_file)
 
 
 if __name__ == "__main__":
