@@ -71,6 +71,12 @@ def test_the_steps_of_a_linear_equation_are_worked_out(sentence: str, steps: lis
     assert [item.kind for item in checklist.requirements][-1] == "sequence", "and written one after another"
 
 
+@pytest.mark.parametrize("sentence", ["Scatter 400 small dots across the screen.", "Draw 50 rows of 30 squares.", "Draw 150 rows and 2 columns of dots."])
+def test_a_count_past_counting_asks_for_the_objects_not_the_number(sentence: str) -> None:
+    objects = [item for item in extract(sentence).requirements if item.kind == "object"]
+    assert objects and all((item.count or 0) <= 2 and item.rows is None for item in objects), "more than one, not a number to count"
+
+
 @pytest.mark.parametrize(
     "sentence",
     ["Write that the dot product of (1, 2) and (3, 4) equals 11.", "Show the 3 times table from 3 × 1 = 3 to 3 × 5 = 15, one line at a time."],

@@ -10,13 +10,14 @@ never holds it, and a person can edit the list before anything is checked.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from fractions import Fraction
 
 from manimgen.checks.colours import COLOUR_WORD, colour_word
 from manimgen.checks.coverage import unread
-from manimgen.checks.requirements import Checklist, Requirement
+from manimgen.checks.requirements import MAX_COUNT, MAX_ROWS, Checklist, Requirement
 
 NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -125,8 +126,9 @@ def objects(sentence: str) -> list[Requirement]:
         grid = re.search(rf"\b(?P<rows>{COUNT_WORD})\s+rows?\s+(?:and|by|of)\s+(?:(?P<columns>{COUNT_WORD})\s+columns?\s+of\s+)?$", sentence[: match.start()], re.I)
         rows = None
         if grid:
-            rows = _count(grid["rows"])
-            count = (rows or 1) * (_count(grid["columns"]) or count or 1)
+            rows = _count(grid["rows"], math.inf)
+            total = (rows or 1) * (_count(grid["columns"], math.inf) or _count(match["count"], math.inf) or 1)
+            count, rows = (total if total <= MAX_COUNT else None), (rows if rows is not None and rows <= MAX_ROWS else None)
         if re.search(r"\b\d+\s+by\s+$", sentence[: match.start("count") if match["count"] else match.start()]):
             count = None
         if count is None and match["shape"].lower() not in SHAPES:
@@ -153,11 +155,13 @@ def _is_reference(sentence: str, match: re.Match[str]) -> bool:
     return match["shape"].lower() in ("point", "points", "line", "lines", "vector", "vectors") and bool(re.match(r"\s*(?:\(|y\s*=|[a-z]\s*=)", after))
 
 
-def _count(word: str | None) -> int | None:
+def _count(word: str | None, most: float = MAX_COUNT) -> int | None:
+    """A count word or number, None above what a viewer would count (`most`)."""
     if word is None:
         return None
     lowered = word.lower()
-    return int(lowered) if lowered.isdigit() else NUMBER_WORDS.get(lowered)
+    value = int(lowered) if lowered.isdigit() else NUMBER_WORDS.get(lowered)
+    return value if value is None or value <= most else None
 
 
 def _colour_after(sentence: str, position: int) -> str | None:

@@ -22,6 +22,8 @@ Kind = Literal[
 ]  # fmt: skip
 Relation = Literal["above", "below", "left of", "right of", "inside", "next to"]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
+MAX_COUNT, MAX_ROWS = 100, 20
+"""More than a viewer would count one by one: "400 small points" asks for points, not for a number of them."""
 
 
 class Requirement(BaseModel):
@@ -50,8 +52,8 @@ class Requirement(BaseModel):
     kind: Kind
     phrase: str = Field(max_length=200)
     what: str | None = Field(None, max_length=40)
-    count: int | None = Field(None, ge=1, le=100)
-    rows: int | None = Field(None, ge=1, le=20)
+    count: int | None = Field(None, ge=1, le=MAX_COUNT)
+    rows: int | None = Field(None, ge=1, le=MAX_ROWS)
     colour: str | None = Field(None, max_length=20)
     label: str | None = Field(None, max_length=60)
     text: str | None = Field(None, max_length=120)
