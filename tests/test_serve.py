@@ -290,6 +290,14 @@ def test_a_token_guards_every_api_request(served, tmp_path: Path) -> None:  # ty
 # --- the page, in a real browser -------------------------------------------------------------------
 
 
+class SlowScripted(ScriptedLLM):
+    """Scripted answers that take a second each, so the page can be seen saying what the job is doing."""
+
+    def chat(self, messages, n=1, sampling=None):  # type: ignore[no-untyped-def]
+        time.sleep(1.0)
+        return super().chat(messages, n, sampling)
+
+
 def chromium() -> tuple[str, str]:
     browser, driver = shutil.which("chromium"), shutil.which("chromedriver")
     if not browser or not driver:
@@ -305,7 +313,7 @@ def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: 
     from selenium.webdriver.support.ui import WebDriverWait
 
     browser, driver_path = chromium()
-    llm = scripted(format_target(BROKEN), format_target(GOOD))
+    llm = SlowScripted(format_target(BROKEN), format_target(GOOD), name="scripted")
     engine = JobEngine(tmp_path / "page", llm_factory=lambda spec: llm, default_model=SCRIPTED_SPEC, default_strategy="ritl", render_workers=1)
     base = served(engine.start())
     options = Options()
@@ -326,6 +334,9 @@ def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: 
         driver.find_element(By.ID, "plan-add").click()
         driver.save_screenshot(str(tmp_path / "plan.png"))
         driver.find_element(By.ID, "go").click()
+        stages = set()
+        wait.until(lambda d: stages.add(d.find_element(By.ID, "job-status").text) or "Done" in d.find_element(By.ID, "job-status").text)
+        assert stages & {"Writing the scene…", "Rendering…", "Writing the scene (round 2)…", "Rendering (round 2)…"}, stages
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#checklist li")) == 3)
         shown = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#checklist li")]
         phrases = [text[2:].split(" — ")[0] for text in shown]  # the mark, then the phrase (and, once the job ends, what was seen)

@@ -266,6 +266,18 @@ def test_the_commands_refuse_a_held_root_in_one_line(tmp_path: Path) -> None:
         holder.close()
 
 
+def test_the_commands_refuse_a_root_they_cannot_write_in_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    root = blocker / "serve"
+    for command in (["mcp", "--root", str(root)], ["serve", "--root", str(root), "--port", str(free_port())]):
+        done = subprocess.run([sys.executable, "-m", "manimgen.cli", *command], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "COLUMNS": "300"})  # fmt: skip
+        said = (done.stdout + done.stderr).strip()
+        assert done.returncode == 2, said
+        assert said == f"error: cannot keep the job store in {root} (Not a directory); pass a --root this user can write"
+
+
 def test_a_finished_job_is_never_overwritten(tmp_path: Path) -> None:
     store = JobStore(tmp_path / "serve")
     try:

@@ -332,8 +332,11 @@ def allowed(default_model: str, extra: Iterable[str]) -> list[str]:
 def lock_root(root: Path) -> TextIO:
     """An exclusive lock on `root`, held until the returned file is closed: a second engine on one job
     store would mark the first one's running jobs interrupted and take its queued ones."""
-    root.mkdir(parents=True, exist_ok=True)
-    handle = (root / LOCK_NAME).open("a+", encoding="utf-8")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        handle = (root / LOCK_NAME).open("a+", encoding="utf-8")
+    except OSError as error:
+        raise JobError(f"cannot keep the job store in {root} ({error.strerror or error}); pass a --root this user can write") from None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

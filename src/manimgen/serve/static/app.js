@@ -106,6 +106,7 @@ async function submit(event) {
 
 function follow(job) {
   current = job;
+  stageText = "";
   if (stream) stream.close();
   $("job").hidden = false;
   $("job-title").textContent = job.kind === "render" ? "Rendering edited code" : job.sentence;
@@ -121,10 +122,19 @@ function follow(job) {
   stream.addEventListener("render", (message) => addRender(JSON.parse(message.data)));
   stream.addEventListener("checklist", (message) => showChecklist(JSON.parse(message.data).items.map((phrase) => ({ phrase, status: "pending" }))));
   stream.addEventListener("status", async () => setStatus(await api(`/api/jobs/${job.id}`)));
+  stream.addEventListener("stage", (message) => showStage(JSON.parse(message.data)));
   stream.addEventListener("end", async () => {
     stream.close();
     await finished(await api(`/api/jobs/${job.id}`));
   });
+}
+
+let stageText = ""; // what the running job is doing now: "Writing the scene (round 2)…"
+
+function showStage(stage) {
+  const what = stage.stage.charAt(0).toUpperCase() + stage.stage.slice(1);
+  stageText = `${what}${stage.rounds ? ` (round ${stage.rounds + 1})` : ""}…`;
+  if ($("job-status").classList.contains("running")) $("job-status").textContent = stageText;
 }
 
 function setStatus(job) {
@@ -132,7 +142,7 @@ function setStatus(job) {
     failed: "No video this time.", cancelled: "Cancelled.", interrupted: "Interrupted: the server stopped while this ran." };
   const status = $("job-status");
   status.className = `status ${job.status}`;
-  status.textContent = (words[job.status] || job.status) + (job.error ? ` ${job.error}` : "");
+  status.textContent = job.status === "running" && stageText ? stageText : (words[job.status] || job.status) + (job.error ? ` ${job.error}` : "");
   $("cancel").hidden = ["done", "failed", "cancelled", "interrupted"].includes(job.status);
   $("result").hidden = $("cancel").hidden && !job.video;
 }
