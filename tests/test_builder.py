@@ -37,6 +37,21 @@ BUILT = [
 ]
 
 
+def test_an_edited_checklist_reaches_the_built_code_only_as_numbers_and_known_colours() -> None:
+    sentence = "On a number line from 0 to 10, move a dot from 0 to 10 by 2s."
+    planned = extract(sentence)
+    hostile = [
+        item.model_copy(update={"items": ["2)); import os; os.system('x'); ((0"]}) if item.kind == "move" else
+        item.model_copy(update={"colour": "RED); import os; (X"}) if item.what == "dot" else item
+        for item in planned.requirements
+    ]  # fmt: skip
+    assert build(planned.model_copy(update={"requirements": hostile})) is None, "a stop that is no number: left to the model"
+    recoloured = [item.model_copy(update={"colour": "RED); import os; (X"}) if item.what == "dot" else item for item in planned.requirements]
+    code = build(planned.model_copy(update={"requirements": recoloured})) or ""
+    assert "import os" not in code and "color=RED)" in code, "an unknown colour word is the block's own default"
+    assert "color=DARK_BROWN" in (build(extract("Draw a brown square and rotate it by 45 degrees.")) or "")
+
+
 def test_a_sum_of_fractions_shades_its_result() -> None:
     code = build(extract("Write 1/2 + 1/4 = 3/4 and show it with a circle cut into quarters.")) or ""
     assert "Sector(" in code and "fill_opacity=0.8 if index < 3 else 0" in code

@@ -71,6 +71,17 @@ def test_the_steps_of_a_linear_equation_are_worked_out(sentence: str, steps: lis
     assert [item.kind for item in checklist.requirements][-1] == "sequence", "and written one after another"
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    ["Plot y = " + "x " * 490, "label " * 160 + "A, " * 20, "the array " + "1, " * 330, "Write " + "1 + " * 240 + "1 = 2", "apple, " * 140],
+)
+def test_any_sentence_up_to_the_length_limit_gives_a_checklist(sentence: str) -> None:
+    checklist = extract(sentence[:1000])
+    assert len(checklist.requirements) <= 40
+    if sentence.startswith("apple"):
+        assert len(checklist.requirements) == 40 and "; " in (checklist.requirements[-1].text or ""), "the last look item stands for the rest"
+
+
 @pytest.mark.parametrize("sentence", ["Scatter 400 small dots across the screen.", "Draw 50 rows of 30 squares.", "Draw 150 rows and 2 columns of dots."])
 def test_a_count_past_counting_asks_for_the_objects_not_the_number(sentence: str) -> None:
     objects = [item for item in extract(sentence).requirements if item.kind == "object"]

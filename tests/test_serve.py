@@ -268,6 +268,7 @@ def test_the_api_refuses_bad_input_with_a_message(served, tmp_path: Path) -> Non
         planned = client.get("/api/checklist", params={"sentence": "Draw a purple pentagon and rotate it by 72 degrees."}).json()
         assert [item["kind"] for item in planned["requirements"]] == ["object", "rotate"]
         assert client.get("/api/checklist", params={"sentence": " "}).status_code == 422
+        assert len(client.get("/api/checklist", params={"sentence": ("apple, " * 140)[:1000]}).json()["requirements"]) == 40
         bogus = {"sentence": "A red dot", "checklist": {"sentence": "A red dot", "requirements": [{"kind": "sparkle", "phrase": "SECRET-INPUT"}]}}
         refused = client.post("/api/jobs", json=bogus)
         assert refused.status_code == 422 and "SECRET-INPUT" not in refused.text

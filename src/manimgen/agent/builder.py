@@ -22,8 +22,9 @@ import numpy as np
 
 from manimgen.agent.formulas import NotAFormula, latex, parse
 from manimgen.checks import Checklist, Requirement
+from manimgen.checks.colours import colour_word
 from manimgen.checks.coverage import unread
-from manimgen.checks.extract import NAMED_FORMULAS
+from manimgen.checks.extract import NAMED_FORMULAS, number
 
 NAMED_LATEX = {
     "quadratic formula": r"x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a}",
@@ -44,11 +45,15 @@ SHAPE_CODE = {
     "star": "Star(color={colour}).scale(0.9)",
     "ellipse": "Ellipse(width=3, height=1.6, color={colour})",
 }
+MANIM_COLOURS = {"brown": "DARK_BROWN"}
+"""Colour words whose Manim constant is not the word in capitals."""
 DIRECTIONS = {"left": "LEFT", "right": "RIGHT", "up": "UP", "down": "DOWN"}
 
 
 def manim_colour(word: str | None, default: str) -> str:
-    return (word or default).upper().replace("GREY", "GRAY")
+    """Manim's constant for a colour word; anything else (an edited checklist can say anything) is `default`."""
+    name = colour_word(word) if word else None
+    return MANIM_COLOURS.get(name, name.upper()) if name else default
 
 
 def build(checklist: Checklist) -> str | None:
@@ -112,12 +117,15 @@ def number_line(items: list[Requirement], formulas: list[Requirement]) -> list[s
     body = [*_title(formulas), f"line = NumberLine(x_range=[{low:g}, {high:g}, {step}], length=11, include_numbers=True)", "self.play(Create(line))"]
     for move in moves:
         start = move.low if move.low is not None else low
+        stops = [number(item) for item in move.items]
+        if None in stops:
+            return None
         body += [
             f"dot = Dot(line.n2p({start:g}), radius=0.12, color={manim_colour(dot.colour if dot else None, 'RED')})",
             "self.play(FadeIn(dot, scale=2))",
         ]
-        for stop in [*move.items, f"{move.high:g}"]:
-            body.append(f"self.play(dot.animate.move_to(line.n2p({stop})), run_time={1 if move.items else 2})")
+        for stop in [*stops, move.high]:
+            body.append(f"self.play(dot.animate.move_to(line.n2p({stop:g})), run_time={1 if stops else 2})")
     return [*body, "self.wait(1)"]
 
 

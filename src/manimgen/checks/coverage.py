@@ -94,10 +94,10 @@ def unread_words(checklist: Checklist, text: str) -> list[str]:
     return [word for word in words if word not in FILLER and word not in used and not any(word in name for name in named)]
 
 
-def unread(checklist: Checklist) -> list[Requirement]:
-    """A `look` item for each clause of the sentence with a word that carries meaning and that no requirement reads."""
-    return [
-        Requirement(kind="look", phrase=clause[:200], text=clause[:120])
-        for clause in clauses(checklist.sentence)
-        if unread_words(checklist, clause)
-    ]
+def unread(checklist: Checklist, room: int | None = None) -> list[Requirement]:
+    """A `look` item for each clause of the sentence with a word that carries meaning and that no requirement reads;
+    at most `room` of them, the last standing for the clauses past it."""
+    left = [clause for clause in clauses(checklist.sentence) if unread_words(checklist, clause)]
+    if room is not None and len(left) > room:
+        left = [*left[: room - 1], "; ".join(left[room - 1 :])] if room > 0 else []
+    return [Requirement(kind="look", phrase=clause[:200], text=clause[:120]) for clause in left]

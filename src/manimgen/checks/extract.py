@@ -15,9 +15,11 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 
+from pydantic import ValidationError
+
 from manimgen.checks.colours import COLOUR_WORD, colour_word
 from manimgen.checks.coverage import unread
-from manimgen.checks.requirements import MAX_COUNT, MAX_ROWS, Checklist, Requirement
+from manimgen.checks.requirements import MAX_COUNT, MAX_ITEMS, MAX_ROWS, Checklist, Requirement
 
 NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -89,11 +91,15 @@ def extract(sentence: str) -> Checklist:
     they left unread."""
     found: list[Requirement] = []
     for rule in RULES:
-        for requirement in rule(sentence):
+        try:
+            proposed = rule(sentence)
+        except ValidationError:  # a value the schema cannot hold (a 200-character formula) is no certain requirement
+            continue
+        for requirement in proposed:
             if not any(_covers(kept, requirement) for kept in found):
                 found = [kept for kept in found if not _covers(requirement, kept)] + [requirement]
-    read = Checklist(sentence=sentence, requirements=found)
-    return Checklist(sentence=sentence, requirements=[*found, *unread(read)])
+    read = Checklist(sentence=sentence, requirements=found[:MAX_ITEMS])
+    return Checklist(sentence=sentence, requirements=[*read.requirements, *unread(read, room=MAX_ITEMS - len(read.requirements))])
 
 
 def _covers(a: Requirement, b: Requirement) -> bool:

@@ -22,7 +22,7 @@ Kind = Literal[
 ]  # fmt: skip
 Relation = Literal["above", "below", "left of", "right of", "inside", "next to"]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
-MAX_COUNT, MAX_ROWS = 100, 20
+MAX_COUNT, MAX_ROWS, MAX_ITEMS = 100, 20, 40
 """More than a viewer would count one by one: "400 small points" asks for points, not for a number of them."""
 
 
@@ -75,7 +75,7 @@ class Checklist(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     sentence: str
-    requirements: list[Requirement] = Field(default_factory=list, max_length=40)
+    requirements: list[Requirement] = Field(default_factory=list, max_length=MAX_ITEMS)
 
     def render_text(self, looks: bool = True) -> str:
         """One line a requirement, numbered: what the terminal shows, and (without the `look` items no check
