@@ -252,16 +252,23 @@ def test_a_second_engine_on_a_root_is_refused_and_leaves_the_first_ones_jobs_alo
     JobEngine(root, llm_factory=lambda spec: llm, render_workers=1).close()  # the lock went with the first engine
 
 
+def refusals(root: Path, columns: int) -> list[str]:
+    """What `mcp` and `serve` on `root` print, each asserted to stop with exit status 2."""
+    said = []
+    for command in (["mcp", "--root", str(root)], ["serve", "--root", str(root), "--port", str(free_port())]):
+        done = subprocess.run([sys.executable, "-m", "manimgen.cli", *command], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "COLUMNS": str(columns)})  # fmt: skip
+        said.append((done.stdout + done.stderr).strip())
+        assert done.returncode == 2, said[-1]
+    return said
+
+
 def test_the_commands_refuse_a_held_root_in_one_line(tmp_path: Path) -> None:
     root = tmp_path / "serve"
     holder = JobEngine(root, llm_factory=lambda spec: ScriptedLLM(), render_workers=1)
     try:
-        for command in (["mcp", "--root", str(root)], ["serve", "--root", str(root), "--port", str(free_port())]):
-            done = subprocess.run([sys.executable, "-m", "manimgen.cli", *command], capture_output=True, text=True, timeout=120,
-                                  env={**os.environ, "COLUMNS": "80"})  # fmt: skip
-            said = (done.stdout + done.stderr).strip()
-            assert done.returncode == 2, said
-            assert said == f"error: another manimgen server (process {os.getpid()}) is using the job store in {root}; stop it, or pass another --root"
+        held = f"error: another manimgen server (process {os.getpid()}) is using the job store in {root}; stop it, or pass another --root"
+        assert refusals(root, 80) == [held, held]
     finally:
         holder.close()
 
@@ -270,12 +277,8 @@ def test_the_commands_refuse_a_root_they_cannot_write_in_one_line(tmp_path: Path
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     root = blocker / "serve"
-    for command in (["mcp", "--root", str(root)], ["serve", "--root", str(root), "--port", str(free_port())]):
-        done = subprocess.run([sys.executable, "-m", "manimgen.cli", *command], capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "COLUMNS": "300"})  # fmt: skip
-        said = (done.stdout + done.stderr).strip()
-        assert done.returncode == 2, said
-        assert said == f"error: cannot keep the job store in {root} (Not a directory); pass a --root this user can write"
+    unwritable = f"error: cannot keep the job store in {root} (Not a directory); pass a --root this user can write"
+    assert refusals(root, 300) == [unwritable, unwritable]
 
 
 def test_a_finished_job_is_never_overwritten(tmp_path: Path) -> None:

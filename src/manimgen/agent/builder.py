@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -190,8 +191,7 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
 def _crossings(python: str, other: str, low: float, high: float) -> list[tuple[float, float]]:
     """Where the formula `python` meets `other` (a formula of x, or "0" for the x-axis) between `low` and `high`,
     found by sign changes on a fine grid and bisection; rounded to two places."""
-    difference = eval(f"lambda x: ({python}) - ({other})", {"np": np, "__builtins__": {}})  # our own parse output: numpy and x only
-    value = eval(f"lambda x: {python}", {"np": np, "__builtins__": {}})
+    difference, value = _function(f"({python}) - ({other})"), _function(python)
     xs = np.linspace(low, high, 2001)
     with np.errstate(all="ignore"):
         ys = np.asarray(difference(xs), dtype=float) * np.ones_like(xs)
@@ -209,11 +209,16 @@ def _crossings(python: str, other: str, low: float, high: float) -> list[tuple[f
     return found if len(found) <= 6 else []
 
 
+def _function(python: str) -> Callable[[Any], Any]:
+    """The numpy function of x that `python` (our own parse output: numpy and x only) spells."""
+    return eval(f"lambda x: {python}", {"np": np, "__builtins__": {}})  # type: ignore[no-any-return]
+
+
 def _value(python: str, x: float) -> float:
     """The formula's value at `x` (0 where it has none there)."""
     with np.errstate(all="ignore"):
         try:
-            value = float(eval(f"lambda x: {python}", {"np": np, "__builtins__": {}})(x))  # our own parse output: numpy and x only
+            value = float(_function(python)(x))
         except (ArithmeticError, ValueError):
             return 0.0
     return value if math.isfinite(value) else 0.0
@@ -224,7 +229,7 @@ def _y_bounds(expressions: list[str], low: float, high: float) -> tuple[float, f
     values = []
     with np.errstate(all="ignore"):
         for python in expressions:
-            function = eval(f"lambda x: {python}", {"np": np, "__builtins__": {}})  # our own parse output: numpy and x only
+            function = _function(python)
             try:
                 ys = np.asarray(function(xs), dtype=float) * np.ones_like(xs)
             except (ArithmeticError, ValueError):

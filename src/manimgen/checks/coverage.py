@@ -46,9 +46,8 @@ IMPLIED_BY_WHAT = {
 }
 """Words an object stands for: a shape in equal parts is a fraction."""
 NAMED = ("quadratic formula", "pythagorean theorem", "euler's identity")
-NUMBER_WORDS = {str(value): word for word, value in {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-}.items()}  # fmt: skip
+COUNT_NAMES = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+"""The counts a sentence writes as words (and `checks/extract.py` reads)."""
 CLAUSE_BREAK = re.compile(r"[()\[\]]|[;:]|,(?=\s+(?:and\s+|then\s+)?[a-z]{3,})|\b(?=(?:then|while|where|until|so that|by \w+ing)\b)", re.I)
 
 
@@ -67,7 +66,7 @@ def _spoken_for(checklist: Checklist) -> str:
 def _count_words(count: int | None, rows: int | None) -> str:
     """A count as the words that say it: "12 in 3 rows" reads "twelve", "three" and "four"."""
     numbers = [count, rows, count // rows if count and rows else None]
-    return " ".join(NUMBER_WORDS.get(str(number), "") for number in numbers if number)
+    return " ".join(COUNT_NAMES.get(number, "") for number in numbers if number)
 
 
 def clauses(sentence: str) -> list[str]:
@@ -86,10 +85,8 @@ def clauses(sentence: str) -> list[str]:
     return [clause for piece in pieces if (clause := piece.strip(" ,.;:"))]
 
 
-def unread_words(checklist: Checklist, text: str) -> list[str]:
-    """The words of `text` that carry meaning and that no requirement of `checklist` accounts for."""
-    used = _spoken_for(checklist)
-    named = [name for name in NAMED if name in checklist.sentence.lower()]
+def _unread_words(text: str, used: str, named: list[str]) -> list[str]:
+    """The words of `text` that carry meaning and that neither the requirements' words (`used`) nor a named formula account for."""
     words = re.findall(r"[a-z]+", text.lower())
     return [word for word in words if word not in FILLER and word not in used and not any(word in name for name in named)]
 
@@ -97,7 +94,9 @@ def unread_words(checklist: Checklist, text: str) -> list[str]:
 def unread(checklist: Checklist, room: int | None = None) -> list[Requirement]:
     """A `look` item for each clause of the sentence with a word that carries meaning and that no requirement reads;
     at most `room` of them, the last standing for the clauses past it."""
-    left = [clause for clause in clauses(checklist.sentence) if unread_words(checklist, clause)]
+    used = _spoken_for(checklist)
+    named = [name for name in NAMED if name in checklist.sentence.lower()]
+    left = [clause for clause in clauses(checklist.sentence) if _unread_words(clause, used, named)]
     if room is not None and len(left) > room:
         left = [*left[: room - 1], "; ".join(left[room - 1 :])] if room > 0 else []
     return [Requirement(kind="look", phrase=clause[:200], text=clause[:120]) for clause in left]

@@ -18,15 +18,11 @@ from fractions import Fraction
 from pydantic import ValidationError
 
 from manimgen.checks.colours import COLOUR_WORD, colour_word
-from manimgen.checks.coverage import unread
+from manimgen.checks.coverage import COUNT_NAMES, unread
 from manimgen.checks.requirements import MAX_COUNT, MAX_ITEMS, MAX_ROWS, Checklist, Requirement
 
-NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12,
-}  # fmt: skip
-COUNT_NAMES = {value: word for word, value in NUMBER_WORDS.items() if value > 1}
-COUNT_WORD = r"\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, **{word: value for value, word in COUNT_NAMES.items()}}
+COUNT_WORD = r"\d+|" + "|".join(NUMBER_WORDS)
 COLOUR = COLOUR_WORD.pattern[2:-2]
 # shape word (singular) -> the kind the checker knows
 SHAPES: dict[str, str] = {

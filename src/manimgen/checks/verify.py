@@ -743,13 +743,7 @@ def _curves_through(entry: Entry, snapshot: Snapshot) -> int:
 
 
 def _on_a_curve(entry: Entry, snapshot: Snapshot) -> bool:
-    centre = entry.centre
-    if centre is None:
-        return False
-    return any(
-        is_curve(curve) and curve.samples and min(math.dist(centre, point) for point in curve.samples) <= ON_CURVE
-        for curve in snapshot.visible()
-    )  # fmt: skip
+    return _curves_through(entry, snapshot) > 0
 
 
 def _orbit(requirement: Requirement, timeline: Timeline) -> Verdict:
