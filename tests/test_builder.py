@@ -34,6 +34,24 @@ BUILT = [
     "Show the 3 times table from 3 × 1 = 3 to 3 × 5 = 15, one line at a time.",
     "Draw the parabola y = -x^2 + 4 and mark the two points where it crosses the x-axis.",
     "Draw the tangent line to y = sin(x) at x = 0.",
+    "Draw a right triangle with sides labelled 3, 4 and 5.",
+    "Draw a circle and a chord, and label the chord AB.",
+    "Draw a square and its two diagonals.",
+    "Show a square with side length 3 and write its area, 9.",
+    "Show the matrix [[1, 0], [0, 1]] and label it the identity.",
+    "Draw a bar chart of the values 3, 5, 2 and 6.",
+    "Draw a tree with root A and three children B, C and D.",
+    "Push 3, 5 and 8 onto a stack one after another.",
+    "Draw a linked list of the nodes 1, 2 and 3 with arrows between them.",
+    "Show binary search for 7 in the sorted array 1, 3, 5, 7, 9, 11.",
+    "Highlight the even numbers from 1 to 10 in green.",
+    "Add the vectors (1, 2) and (3, 1) tip to tail and draw their sum (4, 3).",
+    "Show the columns of the matrix [[2, 1], [1, 3]] as two arrows.",
+    "Draw the vector (3, 2) and its x and y components as dashed lines.",
+    "Draw y = x^2 and y = 2x on the same axes and shade the region between them.",
+    "Show y = e^x and y = ln(x) on the same axes.",
+    "Write 7 x 8 = 56 in big yellow numbers.",
+    "Show a ball moving to the right and then back to the left.",
 ]
 
 
@@ -94,9 +112,9 @@ def test_a_written_formula_becomes_latex() -> None:
 
 def test_only_a_sentence_read_whole_is_built() -> None:
     assert unread(extract("Plot y = x^3 from -2 to 2 and label the curve.")) == []
-    diagonals = "Draw a square and its two diagonals."
-    assert [item.text for item in unread(extract(diagonals))] == [diagonals.rstrip(".")], "the diagonals are not read"
-    assert build(extract(diagonals)) is None
+    wider = "Draw an ellipse that is wider than it is tall."
+    assert [item.text for item in unread(extract(wider))] == [wider.rstrip(".")], "'wider than it is tall' is not read"
+    assert build(extract(wider)) is None
     assert build(extract("Draw the magnetic field lines around a bar magnet.")) is None
     assert build(extract("Show a car moving at constant speed with a velocity arrow above it.")) is None
 
@@ -122,3 +140,18 @@ def test_sample_check_starts_from_the_built_scene_and_asks_the_model_nothing_whe
         trace = run_agent(ScriptedLLM(), BUILT[1], "sample-check", AgentConfig(rounds=3, renderer=renderer))
     assert [(round_.kind, round_.completion_tokens) for round_ in trace.rounds] == [("build", 0)]
     assert trace.llm_calls == 0 and trace.ok and trace.checks is not None and trace.checks["all_held"]
+
+
+def test_figures_put_each_label_where_it_belongs() -> None:
+    right = build(extract("Draw a right triangle with sides labelled 3, 4 and 5.")) or ""
+    assert "Polygon([-2.50, -1.88, 0], [2.50, -1.88, 0], [-2.50, 1.88, 0]" in right, "legs 3 up and 4 across, to scale"
+    assert "MathTex(r'3').move_to(side(2, 0)), MathTex(r'4').move_to(side(0, 1)), MathTex(r'5').move_to(side(1, 2))" in right
+    assert "move_to(side(" not in (build(extract("Draw a triangle with vertices labelled A, B and C.")) or "move_to(side(")
+    assert build(extract("Draw a circle with its radius and its diameter labelled d.")) is None, "a radius and a diameter: left to the model"
+
+
+def test_a_curve_is_drawn_only_where_it_has_a_value_inside_the_axes() -> None:
+    code = build(extract("Show y = e^x and y = ln(x) on the same axes.")) or ""
+    assert "np.log((x)), x_range=[0.01, 4]" in code, "ln(x) from just above 0"
+    assert "y_range=[-5, 25, 5]" in code and "(np.e) ** (x), x_range=[-4, 3.218]" in code, "e^x cut at the top of the axes, not squashing ln(x)"
+

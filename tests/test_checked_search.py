@@ -45,15 +45,28 @@ def renders() -> Iterator[CountingRenderer]:
 
 
 def test_a_missed_requirement_is_repaired_with_what_the_video_showed(renders: CountingRenderer) -> None:
-    trace = run_agent(answers(moving_to(6), moving_to(7)), SENTENCE, "sample-check", AgentConfig(rounds=3, renderer=renders))
+    trace = run_agent(answers(moving_to(6), moving_to(7)), SENTENCE, "sample-plan", AgentConfig(rounds=3, renderer=renders))
     assert [round_.kind for round_ in trace.rounds] == ["generate", "repair"]
     assert trace.stop_reason == STOP_RENDERED and trace.final_code == moving_to(7)
     first = trace.rounds[0]
-    assert first.messages[0]["content"] == IDIOMS_SYSTEM_PROMPT
+    assert first.messages[0]["content"] == SYSTEM_PROMPT
     assert "The video must show:\n1. a number line\n" in first.messages[1]["content"]
     assert "- a dot on the number line moves from 2 to 7: `dot` (Dot) went from 2 to 6" in first.feedback
     assert "- a dot on the number line moves from 2 to 7: `dot` (Dot) went from 2 to 6" in trace.rounds[1].messages[1]["content"]
     assert trace.checks is not None and trace.checks["all_held"] is True and trace.checks["failed"] == 0
+
+
+def test_the_model_extends_the_builders_scene_with_what_no_block_read(renders: CountingRenderer) -> None:
+    trace = run_agent(answers(moving_to(6), moving_to(7)), SENTENCE, "sample-check", AgentConfig(rounds=3, renderer=renders))
+    assert [round_.kind for round_ in trace.rounds] == ["build-part", "repair", "resample"]
+    built, extended, fresh = trace.rounds
+    assert built.render is not None and built.render.ok and "- slowly: not in the scene yet" in built.feedback
+    assert extended.messages[0]["content"] == IDIOMS_SYSTEM_PROMPT and (built.code or "") in extended.messages[1]["content"]
+    assert "- a dot on the number line moves from 2 to 7: `dot` (Dot) went from 2 to 6" in extended.feedback, "an extension that loses a requirement"
+    assert "The video must show:\n1. a number line\n" in fresh.messages[1]["content"]
+    assert trace.stop_reason == STOP_RENDERED and trace.final_code == moving_to(7), "the model's scene of the whole sentence over the partial one"
+    only_built = run_agent(answers(moving_to(6), moving_to(6)), SENTENCE, "sample-check", AgentConfig(rounds=2, renderer=renders))
+    assert only_built.final_code == only_built.rounds[0].code, "when the model never holds what the builder held, its scene is kept"
 
 
 def test_after_a_crash_or_a_failed_repair_comes_a_fresh_draft_and_the_best_render_is_kept(renders: CountingRenderer) -> None:
@@ -69,7 +82,7 @@ def test_after_a_crash_or_a_failed_repair_comes_a_fresh_draft_and_the_best_rende
 
 def test_an_edited_checklist_replaces_the_sentences_own(renders: CountingRenderer) -> None:
     edited = Checklist(sentence=SENTENCE, requirements=[Requirement(kind="object", phrase="a number line", what="number line")])
-    trace = run_agent(answers(moving_to(6)), SENTENCE, "sample-check", AgentConfig(rounds=3, renderer=renders, checklist=edited))
+    trace = run_agent(answers(moving_to(6)), SENTENCE, "sample-plan", AgentConfig(rounds=3, renderer=renders, checklist=edited))
     assert [round_.kind for round_ in trace.rounds] == ["generate"]
     assert "The video must show:\n1. a number line\n\n" not in trace.rounds[0].messages[1]["content"]
     assert trace.rounds[0].messages[1]["content"].endswith("The video must show:\n1. a number line")

@@ -47,7 +47,7 @@ def test_extraction_reads_numbers_colours_shapes_and_changes() -> None:
     assert kinds("Sort the array 3, 1, 2 into 1, 2, 3 with selection sort.")[-1] == ("order",)
     assert extract("Sort the array 3, 1, 2 into 1, 2, 3 with selection sort.").requirements[-1].items == ["1", "2", "3"]
     assert extract("Show the numbers 10, 20, 30 and 40 appearing one by one from left to right.").requirements[-1].items == ["10", "20", "30", "40"]
-    assert ("text", "AB") in kinds("Draw a circle and a chord, and label the chord AB.")
+    assert ("text", "chord", "AB") in kinds("Draw a circle and a chord, and label the chord AB.")
     hops = extract("Show a number line from 0 to 20 and jump from 4 to 12 in two hops of 4.").requirements
     assert [(item.kind, item.low, item.high, item.items) for item in hops if item.kind == "move"] == [("move", 4.0, 12.0, ["8"])]
 
@@ -226,6 +226,38 @@ class A(Scene):
     def construct(self):
         self.play(*[Create(Circle(radius=0.5, color=BLUE)) for _ in range(10)])
 """,
+    "search in order": """from manim import *
+class A(Scene):
+    def construct(self):
+        cells = VGroup(*[VGroup(Square(1, color=BLUE), Text(v)) for v in ["1", "3", "5", "7", "9", "11"]]).arrange(RIGHT)
+        self.play(FadeIn(cells))
+        for i in (2, 4, 3):
+            self.play(cells[i][0].animate.set_fill(YELLOW, opacity=0.6))
+""",
+    "search flashed out of order": """from manim import *
+class A(Scene):
+    def construct(self):
+        cells = VGroup(*[VGroup(Square(1, color=BLUE), Text(v)) for v in ["1", "3", "5", "7", "9", "11"]]).arrange(RIGHT)
+        self.play(FadeIn(cells))
+        for i in (3, 2, 4):
+            self.play(Indicate(cells[i]))
+""",
+    "there and back": """from manim import *
+class A(Scene):
+    def construct(self):
+        ball = Circle(radius=0.4, color=BLUE, fill_opacity=1)
+        self.play(FadeIn(ball))
+        self.play(ball.animate.shift(RIGHT * 3))
+        self.play(ball.animate.shift(LEFT * 3))
+""",
+    "diagonals behind a background": """from manim import *
+class A(Scene):
+    def construct(self):
+        square = Square(3, color=BLUE)
+        name = Text("square").add_background_rectangle().to_edge(UP)
+        self.play(Create(square), FadeIn(name))
+        self.play(Create(Line(square.get_corner(DL), square.get_corner(UR))), Create(Line(square.get_corner(DR), square.get_corner(UL))))
+""",
 }
 
 
@@ -343,3 +375,57 @@ def test_check_command_prints_verdicts_and_exits_by_them(tmp_path: Path) -> None
     assert looked.exit_code == 0, "every checked item holds"
     assert "? not checked" in looked.output and "6 held, 0 failed, 1 not checked (look for them in the video)" in looked.output
     assert "7. then highlight the even numbers in green (not checked: look for it)" in CliRunner().invoke(app, ["check", more]).output
+
+
+def test_a_search_is_the_probes_picked_out_in_order(timelines: dict[str, Timeline]) -> None:
+    sentence = "Show binary search for 7 in the sorted array 1, 3, 5, 7, 9, 11."
+    highlight = next(item for item in extract(sentence).requirements if item.kind == "highlight")
+    assert highlight.items == ["5", "9", "7"], "the middles binary search probes"
+    held = check(Checklist(sentence=sentence, requirements=[highlight]), timelines["search in order"]).verdicts[0]
+    assert held.status == "held", held.seen
+    flashed = check(Checklist(sentence=sentence, requirements=[highlight]), timelines["search flashed out of order"]).verdicts[0]
+    assert flashed.status == "failed" and "not in the order asked" in flashed.seen
+    red = highlight.model_copy(update={"colour": "red"})
+    assert check(Checklist(sentence=sentence, requirements=[red]), timelines["search in order"]).verdicts[0].seen == "'5' is never picked out in red (no colour change, frame or flash on it)"
+
+
+def test_a_move_there_and_back_moves_both_ways(timelines: dict[str, Timeline]) -> None:
+    assert statuses("Show a ball moving to the right and then back to the left.", timelines["there and back"]) == ["held"] * 3
+    assert statuses("Show a ball moving up.", timelines["there and back"])[-1:] != ["held"]
+
+
+def test_crossing_segments_in_one_box_are_two_and_a_background_rectangle_is_recorded(timelines: dict[str, Timeline]) -> None:
+    assert statuses("Draw a square and its two diagonals.", timelines["diagonals behind a background"]) == ["held", "held"]
+
+
+def test_formulas_keep_their_names_colours_and_pieces() -> None:
+    assert ("formula", "yellow", "7 × 8 = 56") in kinds("Write 7 x 8 = 56 in big yellow numbers.")
+    big = extract("Write 7 x 8 = 56 in big yellow numbers.").requirements[0]
+    assert big.colour == "yellow" and big.phrase.endswith(", in yellow, big")
+    assert extract("Write Newton's second law F = ma.").requirements[0].phrase.startswith("Newton's second law, the formula F = ma")
+    assert kinds("Write the power rule d/dx x^n = n x^(n-1).") == [("formula", "d/dx x^n = n x^(n-1)")], "one formula, not three pieces"
+    assert ("formula", "x-axis") not in kinds("Show the parabola y = x^2 - 4 and mark where it crosses the x-axis.")
+    plotted = extract("Show y = e^x and y = ln(x) on the same axes.").requirements
+    assert not any(item.kind == "formula" for item in plotted) and any(item.label == "y = e^x" for item in plotted), "a written curve is its label"
+
+
+
+def test_figures_grids_containers_and_picks_are_read() -> None:
+    assert kinds("Draw a 4 by 4 grid of squares.") == [("object", "square", 16)]
+    assert extract("Draw a 4 by 4 grid of squares.").requirements[0].rows == 4
+    assert extract("Show 12 divided into 3 equal groups of 4 dots.").requirements[0].phrase == "12 dots divided into 3 equal groups (rows)"
+    assert kinds("Draw a triangle with vertices labelled A, B and C.")[1:] == [("text", "vertex", "A"), ("text", "vertex", "B"), ("text", "vertex", "C")]
+    assert ("text", "side", "3") in kinds("Show a square with side length 3 and write its area, 9.")
+    assert ("text", "area", "9") in kinds("Show a square with side length 3 and write its area, 9.")
+    assert ("object", "line", 2, "diagonal") in kinds("Draw a square and its two diagonals.")
+    assert ("object", "matrix", "[[1, 2], [3, 4]]") in kinds("Show the 2 by 2 matrix [[1, 2], [3, 4]].")
+    assert [item.at for item in extract("Show the columns of the matrix [[2, 1], [1, 3]] as two arrows.").requirements if item.at] == [[2.0, 1.0], [1.0, 3.0]]
+    assert ("object", "stack") in kinds("Push 3, 5 and 8 onto a stack one after another.")
+    tree = extract("Draw a tree with root A and three children B, C and D.").requirements
+    assert tree[0].what == "node" and tree[0].count == 4 and tree[0].items == ["A", "B", "C", "D"] and tree[1].count == 3
+    assert next(item for item in extract("Show linear search for 6 in the array 2, 6, 4, 8.").requirements if item.kind == "highlight").items == ["2", "6"]
+    even = next(item for item in extract("Highlight the even numbers from 1 to 10 in green.").requirements if item.kind == "highlight")
+    assert even.items == ["2", "4", "6", "8", "10"] and even.colour == "green"
+    assert [item.direction for item in extract("Show a ball moving to the right and then back to the left.").requirements if item.kind == "move"] == ["right", "left"]
+    assert ("scale", "rectangle", 2.0) in [(item.kind, item.what, item.factor) for item in extract("Draw a rectangle and double its width.").requirements]
+    assert not any(item.kind == "formula" for item in extract("Show that (2, 3) + (1, -1) = (3, 2) with arrows.").requirements), "a cut through brackets"

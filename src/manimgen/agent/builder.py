@@ -7,9 +7,11 @@ area, a dot along a curve), formulas (one after another, or one becoming another
 boxes reordered by swaps, arrows to coordinates on a plane, and shapes that move, turn, stretch,
 change colour or become another shape. A formula the sentence writes beside any of these goes on top.
 
-The builder only answers when the checklist read the whole sentence (no clause left to look for,
-checks/coverage.py), and every requirement is drawn by a block. Otherwise it returns
-None and the model writes the scene. The code imports nothing from manimgen and runs with `manim`.
+The builder answers when the checklist read the whole sentence (no clause left to look for,
+checks/coverage.py) and every requirement is drawn by a block; asked for a partial scene, it also answers
+when only some clause was left unread, and the model extends that scene with what no block covers.
+Otherwise it returns None and the model writes the scene. The code imports nothing from manimgen and runs
+with `manim`.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from manimgen.agent.formulas import NotAFormula, latex, parse
 from manimgen.checks import Checklist, Requirement
 from manimgen.checks.colours import colour_word
 from manimgen.checks.coverage import unread
-from manimgen.checks.extract import NAMED_FORMULAS, number
+from manimgen.checks.extract import FIGURE_PARTS, NAMED_FORMULAS, number
 
 NAMED_LATEX = {
     "quadratic formula": r"x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a}",
@@ -49,6 +51,8 @@ SHAPE_CODE = {
 MANIM_COLOURS = {"brown": "DARK_BROWN"}
 """Colour words whose Manim constant is not the word in capitals."""
 DIRECTIONS = {"left": "LEFT", "right": "RIGHT", "up": "UP", "down": "DOWN"}
+MOST_SHAPES = 40
+"""The most copies of a shape one scene lays out in a grid (a 6 by 6 grid of squares, 12 dots in 3 groups)."""
 
 
 def manim_colour(word: str | None, default: str) -> str:
@@ -57,10 +61,11 @@ def manim_colour(word: str | None, default: str) -> str:
     return MANIM_COLOURS.get(name, name.upper()) if name else default
 
 
-def build(checklist: Checklist) -> str | None:
-    """The scene for `checklist` when blocks cover all of it and it covers the sentence; None otherwise."""
+def build(checklist: Checklist, partial: bool = False) -> str | None:
+    """The scene for `checklist` when blocks cover all of it and it covers the sentence; None otherwise.
+    With `partial`, the scene of what the checklist read even when a clause was left unread (for the model to extend)."""
     items = [item for item in checklist.requirements if item.kind != "look"]
-    if not items or unread(checklist):
+    if not items or (unread(checklist) and not partial):
         return None
     formulas = [item for item in items if item.kind == "formula"]
     rest = [item for item in items if item.kind != "formula"]
@@ -134,18 +139,25 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
     curves = [item for item in items if item.kind == "object" and item.what == "curve" and item.text]
     if not curves or not _only(items, {"object", "range", "trace", "mark", "tangent"}) or formulas and not all(item.label for item in curves):
         return None
-    if any(item.kind == "object" and item.what not in ("curve", "axes", "area", "dot") for item in items):
+    if any(item.kind == "object" and item.what not in ("curve", "axes", "area", "dot", "line") for item in items):
+        return None
+    if sum(item.kind == "object" and item.what == "line" for item in items) > len(curves):
         return None
     try:
         parsed = [parse(item.text or "") for item in curves]
     except NotAFormula:
         return None
-    span = next((item for item in items if item.kind == "range" and item.what in ("axes", "curve")), None)
+    span = next((item for item in items if item.kind == "range" and item.what in ("axes", "curve")), None) or next(
+        (item for item in items if item.kind == "range" and item.what == "dot"), None
+    )
     x_low, x_high = (span.low, span.high) if span is not None and span.low is not None and span.high is not None else (-4.0, 4.0)
-    bounds = _y_bounds([expression.python for expression in parsed], x_low, x_high)
+    bounds = _y_bounds([expression.python for expression in parsed], x_low, x_high, reach=None if span is not None else Y_REACH)
     if bounds is None:
         return None
     y_low, y_high = bounds
+    spans = [_visible_span(expression.python, x_low, x_high, y_low, y_high) for expression in parsed]
+    if None in spans:
+        return None
     body = [
         f"axes = Axes(x_range=[{x_low:g}, {x_high:g}, {_step(x_low, x_high)}], y_range=[{y_low:g}, {y_high:g}, {_step(y_low, y_high)}],",
         '            x_length=9, y_length=5.5, axis_config={"include_numbers": True, "font_size": 24}).to_edge(DOWN)',
@@ -154,7 +166,8 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
     colours = ["BLUE", "RED", "GREEN", "YELLOW"]
     for index, (item, expression) in enumerate(zip(curves, parsed)):
         colour = manim_colour(item.colour, colours[index % len(colours)])
-        body.append(f"curve{index} = axes.plot(lambda x: {expression.python}, x_range=[{x_low:g}, {x_high:g}], color={colour})")
+        start, end = spans[index] or (x_low, x_high)
+        body.append(f"curve{index} = axes.plot(lambda x: {expression.python}, x_range=[{start:g}, {end:g}], color={colour})")
         body.append(f"self.play(Create(curve{index}), run_time=2)")
         if item.label:
             body.append(f"label{index} = axes.get_graph_label(curve{index}, label=MathTex({tex_literal('y = ' + expression.latex)}), x_val={x_low + 0.8 * (x_high - x_low):g})")
@@ -162,8 +175,19 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
     area = next((item for item in items if item.kind == "range" and item.what == "area"), None)
     if area is not None and area.low is not None and area.high is not None:
         body += [f"area = axes.get_area(curve0, x_range=[{area.low:g}, {area.high:g}], color=GREEN, opacity=0.5)", "self.play(FadeIn(area))"]
+    elif any(item.kind == "object" and item.what == "area" for item in items):
+        if len(parsed) < 2:
+            return None
+        meets = _crossings(parsed[0].python, parsed[1].python, x_low, x_high)
+        if len(meets) < 2:
+            return None
+        body += [
+            f"area = axes.get_area(curve0, x_range=[{meets[0][0]:g}, {meets[-1][0]:g}], bounded_graph=curve1, color=GREEN, opacity=0.5)",
+            "self.play(FadeIn(area))",
+        ]
     if any(item.kind == "trace" for item in items):
-        body += [f"dot = Dot(axes.c2p({x_low:g}, {_value(parsed[0].python, x_low):g}), color=RED)", "self.play(FadeIn(dot))", "self.play(MoveAlongPath(dot, curve0), run_time=3)"]
+        start = (spans[0] or (x_low, x_high))[0]
+        body += [f"dot = Dot(axes.c2p({start:g}, {_value(parsed[0].python, start):g}), color=RED)", "self.play(FadeIn(dot))", "self.play(MoveAlongPath(dot, curve0), run_time=3)"]
     for index, tangent in enumerate(item for item in items if item.kind == "tangent" and item.low is not None):
         assert tangent.low is not None
         at, value = tangent.low, _value(parsed[0].python, tangent.low)
@@ -224,17 +248,48 @@ def _value(python: str, x: float) -> float:
     return value if math.isfinite(value) else 0.0
 
 
-def _y_bounds(expressions: list[str], low: float, high: float) -> tuple[float, float] | None:
-    xs = np.linspace(low, high, 200)
-    values = []
+Y_REACH = 20.0
+"""How far up or down the axes go for a curve whose x-range the sentence left open (e^x on -4..4 would flatten the rest)."""
+
+
+def _samples(python: str, low: float, high: float, count: int = 400) -> tuple[Any, Any] | None:
+    """The formula on a grid of x from `low` to `high` (nan where it has no value); None when it cannot be evaluated."""
+    xs = np.linspace(low, high, count)
     with np.errstate(all="ignore"):
-        for python in expressions:
-            function = _function(python)
-            try:
-                ys = np.asarray(function(xs), dtype=float) * np.ones_like(xs)
-            except (ArithmeticError, ValueError):
-                return None
-            values += [value for value in ys if np.isfinite(value) and abs(value) < 1e4]
+        try:
+            return xs, np.asarray(_function(python)(xs), dtype=float) * np.ones_like(xs)
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+
+
+def _visible_span(python: str, low: float, high: float, y_low: float, y_high: float) -> tuple[float, float] | None:
+    """The longest run of x where the curve has a value inside the axes (ln(x) from just above 0, e^x up to the top)."""
+    sampled = _samples(python, low, high)
+    if sampled is None:
+        return None
+    xs, ys = sampled
+    inside = np.isfinite(ys) & (ys >= y_low) & (ys <= y_high)
+    best, start = (0, -1), None
+    for index, flag in enumerate([*inside, False]):
+        if flag and start is None:
+            start = index
+        elif not flag and start is not None:
+            best = max(best, (index - start, start))
+            start = None
+    length, first = best
+    if length < 2:
+        return None
+    return round(float(xs[first]), 3), round(float(xs[first + length - 1]), 3)
+
+
+def _y_bounds(expressions: list[str], low: float, high: float, reach: float | None = None) -> tuple[float, float] | None:
+    """The y-range that holds every curve (clipped at ±`reach` when given), in whole steps."""
+    values, limit = [], reach if reach is not None else 1e4
+    for python in expressions:
+        sampled = _samples(python, low, high, 200)
+        if sampled is None:
+            return None
+        values += [min(max(value, -limit), limit) for value in sampled[1] if np.isfinite(value) and abs(value) < 1e4]
     if not values:
         return None
     smallest, largest = min(min(values), 0.0), max(max(values), 0.0)
@@ -266,28 +321,55 @@ def formula_steps(items: list[Requirement], formulas: list[Requirement]) -> list
             "self.play(TransformMatchingTex(before, after), run_time=2)",
             "self.wait(1)",
         ]
-    shown = list(dict.fromkeys(_tex(item) for item in formulas))
-    body = [f"steps = VGroup({', '.join(f'MathTex({tex_literal(tex)})' for tex in shown)}).arrange(DOWN, buff=0.5)", "steps.scale_to_fit_height(min(steps.height, 6))"]
+    shown = list({_tex(item): item for item in formulas}.items())
+    written = [f"MathTex({tex_literal(tex)}, color={manim_colour(item.colour, 'WHITE')})" for tex, item in shown]
+    body = [f"steps = VGroup({', '.join(written)}).arrange(DOWN, buff=0.5)"]
+    if len(shown) == 1:
+        body.append(f"steps.scale({2.2 if re.search(r', (?:big|large|huge)', shown[0][1].phrase) else 1.6})")
+    body.append("steps.scale_to_fit_height(min(steps.height, 6)).scale_to_fit_width(min(steps.width, 12))")
     body += ["for step in steps:", "    self.play(Write(step))", "    self.wait(0.3)"]
     return [*body, "self.wait(1)"]
 
 
+CONTAINER_LAYOUT = {
+    "stack": ("UP", "0.1", "DOWN"),
+    "queue": ("RIGHT", "0.15", "LEFT"),
+    "linked list": ("RIGHT", "0.9", "UP"),
+}
+"""How each container stands (the way cells pile, the gap, where a new cell comes from): a stack bottom up, a queue
+joined at the back, a linked list with arrows in its gaps."""
+
+
 def boxes(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
+    """A row of numbered boxes (a stack, a queue or a linked list when the sentence names one), filled one after
+    another when asked, and reordered by swaps into the order asked."""
     order = next((item for item in items if item.kind == "order"), None)
     sequence = next((item for item in items if item.kind == "sequence" and item.items), None)
     texts = [item.text for item in items if item.kind == "text" and item.text]
-    listed = texts or (sequence.items if sequence else [])
-    if not listed or not _only(items, {"text", "order", "sequence"}) or formulas:
+    picks = [item for item in items if item.kind == "highlight"]
+    listed = texts or (sequence.items if sequence else []) or (order.items if order and picks else [])  # "the even numbers from 1 to 10"
+    container = next((item.what for item in items if item.kind == "object" and item.what in CONTAINER_LAYOUT), None)
+    parts = {container, "node", "box", "arrow"} if container else {"box"}
+    if not listed or not _only(items, {"text", "order", "sequence", "object", "highlight"}) or formulas:
         return None
+    if any(item.kind == "object" and item.what not in parts for item in items) or container and order:
+        return None
+    if any(value not in listed for item in picks for value in item.items):
+        return None
+    direction, gap, arrival = CONTAINER_LAYOUT.get(container or "", ("RIGHT", "0.25", "DOWN"))
     body = [
         f"values = {listed!r}",
-        "cells = VGroup(*[VGroup(Square(side_length=1.1, color=BLUE), Text(value, font_size=40)) for value in values]).arrange(RIGHT, buff=0.25)",
-        "cells.scale_to_fit_width(min(cells.width, 12))",
+        f"cells = VGroup(*[VGroup(Square(side_length=1.1, color=BLUE), Text(value, font_size=40)) for value in values]).arrange({direction}, buff={gap})",
+        "cells.scale_to_fit_width(min(cells.width, 12)).scale_to_fit_height(min(cells.height, 7))",
     ]
-    if sequence is not None:
-        body += ["for cell in cells:", "    self.play(FadeIn(cell, shift=UP * 0.3))"]
+    if container == "linked list":
+        body.append("links = VGroup(*[Arrow(left.get_right(), right.get_left(), buff=0.05) for left, right in zip(cells, cells[1:])])")
+    if sequence is not None or container in ("stack", "queue"):
+        body += ["for cell in cells:", f"    self.play(FadeIn(cell, shift={arrival} * 0.6))"]
     else:
         body.append("self.play(FadeIn(cells))")
+    if container == "linked list":
+        body.append("self.play(LaggedStart(*[GrowArrow(link) for link in links], lag_ratio=0.3))")
     if order is not None and sorted(order.items) == sorted(listed) and order.items != listed:
         body += ["slots = [cell.get_center() for cell in cells]", "place = list(range(len(cells)))"]
         swaps = _adjacent_swaps if "bubble" in order.phrase + " ".join(texts) else _swaps
@@ -299,7 +381,23 @@ def boxes(items: list[Requirement], formulas: list[Requirement]) -> list[str] | 
                 "self.play(cells[a][0].animate.set_color(BLUE), cells[b][0].animate.set_color(BLUE), run_time=0.3)",
                 f"place[{first}], place[{second}] = b, a",
             ]
+    for pick in picks:
+        body += _picked(pick, listed)
     return [*body, "self.wait(1)"]
+
+
+def _picked(pick: Requirement, listed: list[str]) -> list[str]:
+    """A search's probes lit one after another (the one it finds green), or the values asked for lit together."""
+    places = [listed.index(value) for value in pick.items]
+    if pick.text is None:
+        colour = manim_colour(pick.colour, "YELLOW")
+        return [f"self.play({', '.join(f'cells[{place}][0].animate.set_fill({colour}, opacity=0.7)' for place in places)})"]
+    body = []
+    for place, value in zip(places, pick.items):
+        body.append(f"self.play(cells[{place}][0].animate.set_fill(YELLOW, opacity=0.6), run_time=0.6)")
+        found = value == pick.text
+        body.append(f"self.play(cells[{place}][0].animate.set_fill({'GREEN' if found else 'GREY'}, opacity={0.8 if found else 0.4}), run_time=0.6)")
+    return body
 
 
 def _swaps(start: list[str], goal: list[str]) -> list[tuple[int, int]]:
@@ -325,21 +423,79 @@ def _adjacent_swaps(start: list[str], goal: list[str]) -> list[tuple[int, int]]:
     return swaps
 
 
+ARROW_COLOURS = ("YELLOW", "GREEN", "RED", "BLUE", "ORANGE", "PURPLE")
+SUMMED = "their sum (added tip to tail)"
+"""How extract's vectors rule begins the phrase of a sum drawn tip to tail."""
+
+
 def vectors(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
+    """Arrows from the origin of a plane to the coordinates asked, turned or scaled when asked; a sum drawn tip to
+    tail; x and y components as dashed lines; the matrix whose columns they are in the corner."""
     arrows = [item for item in items if item.kind == "object" and item.what == "arrow" and item.at]
+    counted = [item for item in items if item.kind == "object" and item.what == "arrow" and not item.at]
+    components = [item for item in items if item.kind == "object" and item.what == "line" and item.other == "components"]
+    matrices = [item for item in items if item.kind == "object" and item.what == "matrix" and item.text]
     turns = [item for item in items if item.kind == "rotate" and item.degrees is not None]
-    if not arrows or formulas or not _only(items, {"object", "text", "rotate"}) or len(arrows) != sum(item.kind == "object" for item in items):
+    scales = [item for item in items if item.kind == "scale" and item.factor is not None and not item.axis]
+    if not arrows or formulas or not _only(items, {"object", "text", "rotate", "scale"}):
         return None
-    body = ["plane = NumberPlane(x_range=[-6, 6, 1], y_range=[-4, 4, 1])", "self.play(Create(plane))"]
+    if len(arrows) + len(counted) + len(components) + len(matrices) != sum(item.kind == "object" for item in items):
+        return None
+    if any((item.count or 1) > len(arrows) for item in counted) or len(matrices) > 1 or (components and len(arrows) != 1):
+        return None
+    factor = scales[0].factor or 1.0 if scales else 1.0
+    ends = [value for item in arrows for value in (item.at or [])] + [value * factor for value in arrows[0].at or []]
+    reach = max([abs(value) for value in ends] + [3.0])
+    x_extent, y_extent = max(7, math.ceil(reach * 7 / 4) + 1), max(4, math.ceil(reach) + 1)
+    body = [f"plane = NumberPlane(x_range=[-{x_extent}, {x_extent}, 1], y_range=[-{y_extent}, {y_extent}, 1], x_length=14, y_length=8)", "self.play(Create(plane))"]
+    if matrices:
+        body += [f"matrix = Matrix({matrices[0].text}).scale(0.8).to_corner(UL)", "self.play(Write(matrix))"]
     for index, item in enumerate(arrows):
         x, y = item.at or [0.0, 0.0]
         body += [
-            f"arrow{index} = Arrow(plane.c2p(0, 0), plane.c2p({x:g}, {y:g}), buff=0, color={manim_colour(item.colour, 'YELLOW')})",
+            f"arrow{index} = Arrow(plane.c2p(0, 0), plane.c2p({x:g}, {y:g}), buff=0, color={manim_colour(item.colour, ARROW_COLOURS[index % len(ARROW_COLOURS)])})",
             f"tip{index} = MathTex(r'({x:g}, {y:g})', font_size=36).next_to(arrow{index}.get_end(), UR, buff=0.1)",
             f"self.play(GrowArrow(arrow{index}), Write(tip{index}))",
         ]
+        if index == 1 and len(arrows) == 3 and arrows[2].phrase.startswith(SUMMED):
+            x0, y0 = arrows[0].at or [0.0, 0.0]
+            body += [f"self.play(arrow1.animate.shift(plane.c2p({x0:g}, {y0:g}) - plane.c2p(0, 0)), FadeOut(tip1), run_time=1.5)"]
+    if components:
+        x, y = arrows[0].at or [0.0, 0.0]
+        body += [
+            f"across = DashedLine(plane.c2p(0, 0), plane.c2p({x:g}, 0), color=ORANGE, stroke_width=6)",
+            f"up = DashedLine(plane.c2p({x:g}, 0), plane.c2p({x:g}, {y:g}), color=ORANGE, stroke_width=6)",
+            "self.play(Create(across), Create(up))",
+        ]
     for turn in turns:
         body += [f"self.play(FadeOut(tip0), Rotate(arrow0, angle={turn.degrees:g} * DEGREES, about_point=plane.c2p(0, 0)), run_time=1.5)"]
+    if scales and not turns:
+        x, y = (value * factor for value in arrows[0].at or [0.0, 0.0])
+        body += [
+            f"scaled = Arrow(plane.c2p(0, 0), plane.c2p({x:g}, {y:g}), buff=0, color=arrow0.get_color())",
+            f"scaled_tip = MathTex(r'({x:g}, {y:g})', font_size=36).next_to(scaled.get_end(), UR, buff=0.1)",
+            "self.play(Transform(arrow0, scaled), Transform(tip0, scaled_tip), run_time=1.5)",
+        ]
+    return [*body, "self.wait(1)"]
+
+
+def tree(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
+    """A root above its children, each a labelled circle, joined by lines."""
+    shape = next((item for item in items if item.kind == "object" and item.what == "node" and len(item.items) >= 2), None)
+    joins = [item for item in items if item.kind == "object" and item.what == "line" and item.other == "tree"]
+    if shape is None or formulas or any(item.kind != "text" and item is not shape and item not in joins for item in items):
+        return None
+    if any((item.text or "") not in shape.items for item in items if item.kind == "text"):
+        return None
+    root, *children = shape.items
+    body = [
+        f"root = VGroup(Circle(radius=0.45, color=BLUE), MathTex({tex_literal(latex(root))})).move_to(UP * 2)",
+        f"children = VGroup(*[VGroup(Circle(radius=0.45, color=GREEN), MathTex(name)) for name in {[latex(child) for child in children]!r}])",
+        "children.arrange(RIGHT, buff=1.2).move_to(DOWN * 1.2)",
+        "edges = VGroup(*[Line(root[0].get_bottom(), child[0].get_top()) for child in children])",
+        "self.play(FadeIn(root))",
+        "self.play(LaggedStart(*[Create(edge) for edge in edges], lag_ratio=0.3), LaggedStart(*[FadeIn(child) for child in children], lag_ratio=0.3))",
+    ]
     return [*body, "self.wait(1)"]
 
 
@@ -384,7 +540,7 @@ def shapes(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
     changes = [item for item in items if item.kind in ("transform", "colour", "rotate", "scale", "move", "disappear")]
     if not objects or not _only(items, {"object", "transform", "colour", "rotate", "scale", "move", "disappear", "relation"}):
         return None
-    if any(item.what not in SHAPE_CODE or (item.count or 1) > 12 for item in objects) or len(formulas) > 1:
+    if any(item.what not in SHAPE_CODE or (item.count or 1) > MOST_SHAPES for item in objects) or len(formulas) > 1:
         return None
     targets = {item.other for item in changes if item.kind == "transform"}
     drawn = [item for item in objects if item.what not in targets or any(change.what == item.what for change in changes if change.kind == "transform")]
@@ -417,7 +573,7 @@ def shapes(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
 
 
 def _rows(count: int) -> int:
-    return 1 if count <= 6 else 2 if count <= 12 else 3
+    return 1 if count <= 6 else 2 if count <= 12 else math.ceil(count / 8)
 
 
 def _change(change: Requirement, name: str, objects: list[Requirement]) -> list[str]:
@@ -441,6 +597,170 @@ def _change(change: Requirement, name: str, objects: list[Requirement]) -> list[
     return []
 
 
+def figure(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
+    """One triangle, square, rectangle or circle with its sides, vertices, radius, diameter or chord labelled where
+    they are, its diagonals or other segments drawn, and its area or perimeter written below."""
+    shapes_ = [item for item in items if item.kind == "object" and item.what != "line"]
+    segments = [item.other or "" for item in items if item.kind == "object" and item.what == "line" and item.other]
+    labels = [item for item in items if item.kind == "text" and item.what in FIGURE_PARTS]
+    values = [item for item in items if item.kind == "text" and item.what in ("area", "perimeter", "circumference")]
+    if len(shapes_) != 1 or shapes_[0].count or shapes_[0].what not in ("triangle", "square", "rectangle", "circle") or not (labels or segments):
+        return None
+    if len(labels) + len(values) != sum(item.kind == "text" for item in items) or len(segments) != sum(item.what == "line" for item in items):
+        return None
+    if not _only(items, {"object", "text"}) or len(formulas) > 1 or len(values) > 1:
+        return None
+    shape = shapes_[0]
+    colour = manim_colour(shape.colour, "BLUE")
+    body = _circle_figure(labels, segments, colour, formulas) if shape.what == "circle" else _polygon_figure(shape, labels, segments, colour, formulas)
+    if body is None:
+        return None
+    for value in values:
+        body += [f"value = MathTex(r'\\text{{{(value.what or '').capitalize()}}} = {latex(value.text or '')}').next_to(figure, DOWN, buff=1.0)", "self.play(Write(value))"]
+    return [*body, "self.wait(1)"]
+
+
+def _polygon_figure(shape: Requirement, labels: list[Requirement], segments: list[str], colour: str, formulas: list[Requirement]) -> list[str] | None:
+    if any(segment != "diagonal" for segment in segments) or any(item.what not in ("side", "hypotenuse", "vertex") for item in labels):
+        return None
+    corners = _corners(shape, [item.text or "" for item in labels if item.what in ("side", "hypotenuse")])
+    if corners is None or segments and len(corners) != 4:
+        return None
+    points = ", ".join(f"[{x:.2f}, {y:.2f}, 0]" for x, y in corners)
+    body = [*_title(formulas), f"figure = Polygon({points}, color={colour})"]
+    if formulas:
+        body.append("figure.next_to(title, DOWN, buff=0.8)")
+    body.append("self.play(Create(figure))")
+    right = shape.what == "triangle" and "right" in shape.phrase
+    if right:
+        body += ["start = figure.get_vertices()[0]", "mark = Polygon(start, start + [0.3, 0, 0], start + [0.3, 0.3, 0], start + [0, 0.3, 0], color=WHITE, stroke_width=2)", "self.play(Create(mark))"]
+    body += ["points = figure.get_vertices()", "middle = np.mean(points, axis=0)"]
+    if segments:
+        body += ["diagonals = VGroup(Line(points[0], points[2]), Line(points[1], points[3])).set_color(YELLOW)", "self.play(Create(diagonals), run_time=1.5)"]
+    count = len(corners)
+    side_labels = [item.text or "" for item in labels if item.what in ("side", "hypotenuse")]
+    if len(side_labels) == 1 and any(item.phrase.startswith(("each ", "all ")) for item in labels if item.what == "side"):
+        side_labels *= count
+    if right and side_labels and all(_positive(text) is not None for text in side_labels):
+        side_labels.sort(key=lambda text: _positive(text) or 0.0)
+    sides = iter(side_labels)
+    vertices = iter(item.text or "" for item in labels if item.what == "vertex")
+    order = [2, 0, 1] if right else list(range(count))  # a right triangle: the upright leg, the bottom, the hypotenuse
+    placed = []
+    for index in order:
+        text = next(sides, None)
+        if text is not None:
+            placed.append(f"MathTex({tex_literal(latex(text))}).move_to(side({index}, {(index + 1) % count}))")
+    for index in range(count):
+        text = next(vertices, None)
+        if text is not None:
+            placed.append(f"MathTex({tex_literal(latex(text))}).move_to(corner({index}))")
+    if placed:
+        body += [
+            "def outward(point, distance=0.4):",
+            "    direction = point - middle",
+            "    return point + distance * direction / np.linalg.norm(direction)",
+            "def side(a, b):",
+            "    return outward((points[a] + points[b]) / 2)",
+            "def corner(a):",
+            "    return outward(points[a], 0.35)",
+            f"labels = VGroup({', '.join(placed)})",
+            "self.play(LaggedStart(*[Write(label) for label in labels], lag_ratio=0.4))",
+        ]
+    return body
+
+
+def _corners(shape: Requirement, sides: list[str]) -> list[tuple[float, float]] | None:
+    """The figure's corners, the first at the bottom left: a right triangle with its legs in the ratio of the numbers
+    given for them (3, 4, 5 -> legs 3 up and 4 across), else a figure of a good size in the middle."""
+    if shape.what == "triangle":
+        if "right" not in shape.phrase:
+            return [(-2.6, -1.5), (2.6, -1.5), (0.0, 2.0)] if "equilateral" not in shape.phrase else [(-2.0, -1.6), (2.0, -1.6), (0.0, 1.86)]
+        values = sorted(value for text in sides if (value := _positive(text)) is not None)
+        up, across = (values[0], values[1]) if len(values) >= 2 else (3.0, 4.0)
+        size = min(5.0 / across, 4.0 / up)
+        width, height = across * size, up * size
+        return [(-width / 2, -height / 2), (width / 2, -height / 2), (-width / 2, height / 2)]
+    width, height = (3.5, 3.5) if shape.what == "square" else (5.0, 3.0)
+    return [(-width / 2, -height / 2), (width / 2, -height / 2), (width / 2, height / 2), (-width / 2, height / 2)]
+
+
+def _positive(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+CIRCLE_SEGMENTS = {
+    "radius": ("circle.get_center()", "circle.get_right()", "UP"),
+    "diameter": ("circle.get_left()", "circle.get_right()", "UP"),
+    "chord": ("circle.point_at_angle(210 * DEGREES)", "circle.point_at_angle(330 * DEGREES)", "DOWN"),
+}
+"""Where a circle's segment runs (from, to) and which side its label goes."""
+
+
+def _circle_figure(labels: list[Requirement], segments: list[str], colour: str, formulas: list[Requirement]) -> list[str] | None:
+    if any(item.what not in CIRCLE_SEGMENTS for item in labels) or any(segment not in CIRCLE_SEGMENTS for segment in segments):
+        return None
+    named = {item.what or "": item.text or "" for item in labels}
+    drawn = list(dict.fromkeys([*segments, *named]))
+    if "radius" in drawn and "diameter" in drawn:
+        return None
+    body = [*_title(formulas), f"figure = circle = Circle(radius=2, color={colour})"]
+    if formulas:
+        body.append("circle.next_to(title, DOWN, buff=0.6)")
+    body += ["centre = Dot(circle.get_center())", "self.play(Create(circle), FadeIn(centre))"]
+    for index, part in enumerate(drawn):
+        start, end, side = CIRCLE_SEGMENTS[part]
+        body += [f"segment{index} = Line({start}, {end}, color=YELLOW)", f"self.play(Create(segment{index}))"]
+        if part in named:
+            body += [f"label{index} = MathTex({tex_literal(latex(named[part]))}).next_to(segment{index}, {side}, buff=0.15)", f"self.play(Write(label{index}))"]
+    return body
+
+
+def matrix(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
+    """Each matrix the sentence writes out, side by side, with the name it is given below."""
+    written = [item for item in items if item.kind == "object" and item.what == "matrix" and item.text]
+    names = [item.text for item in items if item.kind == "text" and item.text]
+    if not written or formulas or len(written) + len(names) != len(items) or len(names) > 1:
+        return None
+    body = [f"matrix{index} = Matrix({item.text})" for index, item in enumerate(written)]
+    body.append(f"matrices = VGroup({', '.join(f'matrix{index}' for index in range(len(written)))}).arrange(RIGHT, buff=1)")
+    body += ["matrices.scale_to_fit_width(min(matrices.width, 12))", "self.play(Write(matrices))"]
+    if names:
+        body += [f"name = Text({names[0]!r}, font_size=40).next_to(matrices, DOWN, buff=0.5)", "self.play(Write(name))"]
+    return [*body, "self.wait(1)"]
+
+
+def bar_chart(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
+    """Bars of the heights the sentence lists, each with its value on top."""
+    bars = [item for item in items if item.kind == "object" and item.what == "bar"]
+    values = [_number_text(item.text) for item in items if item.kind == "text"]
+    if len(bars) != 1 or formulas or len(values) < 2 or None in values or not _only(items, {"object", "text"}) or len(items) != 1 + len(values):
+        return None
+    heights = [int(value) if value.is_integer() else value for value in values if value is not None]
+    if min(heights) < 0:
+        return None
+    top = _step(0, max(heights)) * math.ceil(max(heights) * 1.15 / _step(0, max(heights)))
+    body = [
+        f"chart = BarChart(values={heights!r}, y_range=[0, {top:g}, {_step(0, top):g}], x_length=9, y_length=5.5,",
+        f"                 bar_colors=[{manim_colour(bars[0].colour, 'BLUE')}, GREEN, YELLOW, RED, PURPLE, ORANGE])",
+        "values = chart.get_bar_labels(font_size=36)",
+        "self.play(Create(chart), run_time=2)",
+        "self.play(Write(values))",
+    ]
+    return [*body, "self.wait(1)"]
+
+
+def _number_text(text: str | None) -> float | None:
+    try:
+        return float(text or "")
+    except ValueError:
+        return None
+
+
 BLOCKS: tuple[Callable[[list[Requirement], list[Requirement]], list[str] | None], ...] = (
-    number_line, plot, vectors, boxes, fraction, shapes, formula_steps,
+    number_line, plot, vectors, figure, matrix, bar_chart, tree, boxes, fraction, shapes, formula_steps,
 )

@@ -11,7 +11,9 @@ that held the most requirements (then the fewest layout and sentence problems, t
 `sample-check` also shows the model working idioms for what teachers ask most (agent/idioms.py) in
 its system prompt, the same text in every call so its evaluated state is reused, and starts from the
 scene builder's scene (agent/builder.py) when the builder read the whole sentence: checked like any
-other round, and followed by model drafts only if it misses something.
+other round, and followed by model drafts only if it misses something. When the builder read all but
+some clause, its scene of the part it read is rendered and checked, and the model is asked to extend
+it with the clauses left ("not in the scene yet"), so the model writes only what no block covers.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from manimgen.agent.layout import format_layout, layout_findings
 from manimgen.agent.prompts import IDIOMS_SYSTEM_PROMPT, SYSTEM_PROMPT, generation_messages, repair_messages
 from manimgen.agent.search_strategies import SampleLoop, fresh_draft
 from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, feedback_problem, register_strategy
-from manimgen.agent.trace import BUILT, Round, Trace
+from manimgen.agent.trace import BUILT, BUILT_PART, Round, Trace
 from manimgen.checks import Checklist, Report, Timeline, check, checklist_for, checks_json
+from manimgen.checks.coverage import unread
 from manimgen.llm.base import LLM, Message
 from manimgen.render.result import RenderResult
 
@@ -37,8 +40,9 @@ PLAN_SUMMARY = (
 )
 CHECK_SUMMARY = (
     "sample-plan that first builds the scene from tested blocks when they cover the whole sentence (number lines, "
-    "plots, formulas, numbered boxes, vectors, shapes that change), and whose prompts show one working scene of the "
-    "idioms teachers' sentences need most"
+    "plots, formulas, labelled figures, charts, boxes and searches, trees, vectors, shapes that change), or has the "
+    "model extend the blocks' scene of the part they read; its prompts show one working scene of the idioms "
+    "teachers' sentences need most"
 )
 DEFAULT_STRATEGY = "sample-check"
 """What `generate`, the page and MCP use unless told otherwise: the best measured on the development sentences
@@ -76,10 +80,12 @@ class CheckedSampleLoop(SampleLoop):
         self.reports[run.rounds[-1].index] = report
         findings = layout_findings(result.geometry)
         problems = sentence_problems(run.description, run.rounds[-1].code or "", result)
-        if not report.failures() and not findings and not problems:
+        missing = [item.text for item in unread(self.checklist)] if run.rounds[-1].kind == BUILT_PART else []
+        if not report.failures() and not findings and not problems and not missing:
             return None
-        lines = [MISSED] if report.failures() else []
+        lines = [MISSED] if report.failures() or missing else []
         lines += [f"- {verdict.requirement.phrase}: {verdict.seen}" for verdict in report.failures()]
+        lines += [f"- {text}: not in the scene yet; add it and keep everything the scene already shows" for text in missing]
         lines += [f"- {problem}" for problem in problems]
         if findings:
             lines.append(format_layout(findings))
@@ -92,14 +98,15 @@ class CheckedSampleLoop(SampleLoop):
             return run.ask("repair", self.repair_prompt(run, previous))
         return fresh_draft(run, self.draft_messages(run))
 
-    def _rank(self, round_: Round) -> tuple[int, int, int]:
-        """Fewer failed requirements first, then fewer layout and sentence problems."""
+    def _rank(self, round_: Round) -> tuple[int, int, int, int]:
+        """Fewer failed requirements first, then fewer layout and sentence problems; among equals a scene that
+        tried the whole sentence before the builder's partial one, then the earliest."""
         report = self.reports.get(round_.index)
         failed = len(report.failures()) if report is not None else len(self.checklist.requirements)
         result = round_.render
         assert result is not None
         others = len(layout_findings(result.geometry)) + len(sentence_problems(self.checklist.sentence, round_.code or "", result))
-        return failed, others, round_.index
+        return failed, others, round_.kind == BUILT_PART, round_.index
 
 
 @register_strategy("sample-check", summary=CHECK_SUMMARY)
@@ -109,5 +116,10 @@ class IdiomCheckedSampleLoop(CheckedSampleLoop):
     system = IDIOMS_SYSTEM_PROMPT
 
     def first(self, run: AgentRun) -> Round:
+        """The builder's scene when it read the whole sentence; its scene of the part it read, for the model to
+        extend, when only some clause was left; else the model's draft."""
         built = build(self.checklist)
-        return run.offer(BUILT, built) if built is not None else super().first(run)
+        if built is not None:
+            return run.offer(BUILT, built)
+        partial = build(self.checklist, partial=True)
+        return run.offer(BUILT_PART, partial) if partial is not None else super().first(run)

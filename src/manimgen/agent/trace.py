@@ -22,6 +22,9 @@ STOP_DEADLINE = "deadline"  # config.deadline_s passed before the next round cou
 
 BUILT = "build"
 """The kind of a round whose code the scene builder made, not the model."""
+BUILT_PART = "build-part"
+"""A round whose code the scene builder made for the part of the sentence it read; the model extends it."""
+MADE_HERE = (BUILT, BUILT_PART)
 
 
 @dataclass
@@ -89,7 +92,7 @@ class Trace:
     @property
     def llm_calls(self) -> int:
         """Rounds that called the model (a built scene's round did not)."""
-        return sum(round_.kind != BUILT for round_ in self.rounds)
+        return sum(round_.kind not in MADE_HERE for round_ in self.rounds)
 
     @property
     def prompt_tokens(self) -> int:

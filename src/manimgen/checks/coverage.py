@@ -18,7 +18,7 @@ FILLER = set(
     showing draw draws drawing write writes writing display displays plot plots plotting make makes create creates scene
     screen animation animate animated each one after another while so same time step per line lines value values number
     numbers appear appears appearing using use into over finally first last all x y for up down give gives get gets shown
-    proper formula formulas equation expression identity where whose until""".split()
+    proper formula formulas equation expression identity where whose until about""".split()
 )  # fmt: skip
 """Words that ask for nothing a viewer could miss: grammar, and the verbs of showing anything at all."""
 IMPLIED = {
@@ -27,26 +27,36 @@ IMPLIED = {
     "formula": "becomes become transform transforms transforming into solve solving",
     "range": "from to between axes axis",
     "relation": "left right above below under beside next centre center middle side sides",
-    "move": "move moves moving moved left right up down by hop hops jump jumps",
+    "move": "move moves moving moved left right up down by hop hops jump jumps back along",
     "colour": "turn turns turning becomes become coloured colored color colour",
     "transform": "turn turns turning becomes become transform transforms transforming",
     "rotate": "rotate rotates rotating turn turns turning degrees degree by",
-    "scale": "by twice its width size stretch stretches height",
-    "sequence": "array list elements next",
-    "order": "sort sorted sorting swap swapping swaps array elements element selection bubble pair pairs list left right side",
+    "scale": "by twice its width size stretch stretches height scale scales scaled scaling double doubles doubled grow grows growing shrink shrinks shrinking",
+    "sequence": "array list elements next count counts counting",
+    "order": "sort sorted sorting swap swapping swaps array elements element selection bubble pair pairs list left right side neighbours neighbors adjacent",
     "trace": "move moves moving moved along",
     "tangent": "tangent touches touching line to at",
-    "mark": "mark marks marked point points root roots zero zeros intersection intercepts cross crosses meet meets intersect intersects they it both",
+    "highlight": "highlight highlights highlighted highlighting search searches searching linear binary check checks checked each box boxes found find finds number numbers array list",
+    "mark": "mark marks marked point points root roots zero zeros intersection intercepts cross crosses crossing meet meets meeting intersect intersects they it both",
 }
 """Words a requirement kind stands for although its phrase does not use them (an order is what a sort ends in)."""
 IMPLIED_BY_WHAT = {
+    "node": "tree binary root children child leaves node nodes joined",
     "part": "fraction divided split cut equal parts pieces slices sectors halves thirds quarters fifths sixths eighths",
     "shaded part": "shaded coloured colored filled",
-    "curve": "parabola graph function",
+    "curve": "parabola graph function horizontal straight wave",
+    "area": "region shaded shade",
+    "bar": "chart charts height heights tall",
+    "stack": "stack push pushes pushed pushing onto pop pops top",
+    "queue": "queue enqueue enter enters entering join joins back front",
+    "linked list": "linked list node nodes arrow arrows between next pointer pointers",
 }
 """Words an object stands for: a shape in equal parts is a fraction."""
 NAMED = ("quadratic formula", "pythagorean theorem", "euler's identity")
-COUNT_NAMES = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+COUNT_NAMES = {
+    2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve",
+    13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen", 17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty",
+}  # fmt: skip
 """The counts a sentence writes as words (and `checks/extract.py` reads)."""
 CLAUSE_BREAK = re.compile(r"[()\[\]]|[;:]|,(?=\s+(?:and\s+|then\s+)?[a-z]{3,})|\b(?=(?:then|while|where|until|so that|by \w+ing)\b)", re.I)
 
@@ -56,7 +66,7 @@ def _spoken_for(checklist: Checklist) -> str:
     return " ".join(
         " ".join(str(value) for value in (item.phrase, item.what, item.text, item.other, item.colour, item.label, *item.items) if value)
         + f" {IMPLIED.get(item.kind, '')} {_count_words(item.count, item.rows)}"
-        + (" vector vectors" if item.what == "arrow" else "")
+        + (" vector vectors origin components columns column" if item.what == "arrow" else "")
         + f" {IMPLIED_BY_WHAT.get(item.what or '', '')}"
         for item in checklist.requirements
         if item.kind != "look"

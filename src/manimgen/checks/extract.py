@@ -10,9 +10,10 @@ never holds it, and a person can edit the list before anything is checked.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 
 from pydantic import ValidationError
@@ -33,13 +34,22 @@ SHAPES: dict[str, str] = {
     "coordinate grid": "axes", "parabola": "curve", "curve": "curve", "matrix": "matrix",
 }  # fmt: skip
 ADJECTIVE = (
-    r"(?:(?:small|large|big|tiny|little|thin|thick|long|short|solid|filled|hollow|dashed|regular|right|equilateral|unit|new|single"
+    r"(?:(?:small|large|big|tiny|little|thin|thick|long|short|solid|filled|hollow|dashed|regular|right|equilateral|isosceles|scalene|unit|new|single"
     rf"|horizontal|vertical|equal|different|stacked|empty|\w+-sided|(?!(?:{COLOUR})\b)\w+ed)\s+)*"
 )
 NUMBER = r"-?\d+(?:\.\d+)?(?:\s*π)?|-?π"
 MATH_SIGN = re.compile(r"[=^×÷]|\d[a-z]|\b[a-z]\s*[-+*/]\s*\w|\b(?:sin|cos|tan|ln|log|sqrt)\(")
 FORMULA = re.compile(r"(?<![\w^])((?:[A-Za-z]\w*\s*=\s*)?[-\w().|√π]+(?:\s*[-+×÷*/^=]\s*[-\w().|√π]+)+|(?:sin|cos|tan|ln|log|sqrt)\([a-z]\))")
 QUOTED = re.compile(r"""(?<![\w'])'([^'\n]{1,60})'(?![\w'])|"([^"\n]{1,60})"|“([^”\n]{1,60})”""")
+FORMULA_WHOLE = re.compile(r"(.+)")
+"""A span of the sentence taken as one formula (see `_joined`)."""
+TIMES = re.compile(r"(?<=\d)\s+x\s+(?=\d)")
+""""7 x 8 = 56": an x between two numbers is a times sign."""
+FORMULA_NAME = re.compile(
+    r"\b((?:(?!(?:Write|Show|Display|State|Give)\b)[A-Z][\w']*\s+|(?:first|second|third|power|product|quotient|chain|sum|difference|slope|distance|area|ideal gas)\s+)*"
+    r"(?:[Ll]aw|[Rr]ule|[Tt]heorem|[Pp]rinciple|[Ii]dentity|[Ff]ormula|[Ee]quation))\s*,?\s*$"
+)
+"""The name a sentence gives the formula right after it: "Newton's second law F = ma", "the power rule …"."""
 NAMED_FORMULAS = {
     "quadratic formula": "x = (-b ± √(b^2 - 4ac))/2a",
     "pythagorean theorem": "a^2 + b^2 = c^2",
@@ -94,8 +104,25 @@ def extract(sentence: str) -> Checklist:
         for requirement in proposed:
             if not any(_covers(kept, requirement) for kept in found):
                 found = [kept for kept in found if not _covers(requirement, kept)] + [requirement]
-    read = Checklist(sentence=sentence, requirements=found[:MAX_ITEMS])
+    read = Checklist(sentence=sentence, requirements=_merge_plotted(found)[:MAX_ITEMS])
     return Checklist(sentence=sentence, requirements=[*read.requirements, *unread(read, room=MAX_ITEMS - len(read.requirements))])
+
+
+def _merge_plotted(found: list[Requirement]) -> list[Requirement]:
+    """A formula that is also a drawn curve ("Show y = e^x and y = ln(x) on the same axes") is that curve's label,
+    not a second thing to write."""
+    curves = {item.text: item for item in found if item.kind == "object" and item.what == "curve" and item.text}
+    merged = []
+    for item in found:
+        curve = curves.get(item.text) if item.kind == "formula" and not item.other else None
+        if curve is None:
+            merged.append(item)
+        elif curve.label is None:
+            labelled = curve.model_copy(update={"label": curve.text, "phrase": f"{curve.phrase}, labelled"})
+            merged = [labelled if kept is curve else kept for kept in merged]
+            curves[curve.text or ""] = labelled
+            found = [labelled if kept is curve else kept for kept in found]
+    return merged
 
 
 def _covers(a: Requirement, b: Requirement) -> bool:
@@ -133,15 +160,26 @@ def objects(sentence: str) -> list[Requirement]:
             count, rows = (total if total <= MAX_COUNT else None), (rows if rows is not None and rows <= MAX_ROWS else None)
         if re.search(r"\b\d+\s+by\s+$", sentence[: match.start("count") if match["count"] else match.start()]):
             count = None
+        groups = re.search(rf"\b(?P<groups>{COUNT_WORD})\s+(?:equal\s+)?groups\s+of\s+$", sentence[: match.start()], re.I)
+        grouped = ""
+        if groups and count and (_count(groups["groups"], MAX_ROWS) or 0) * count <= MAX_COUNT:
+            rows = _count(groups["groups"], MAX_ROWS)
+            count = (rows or 0) * count or None
+            grouped = f" divided into {rows} equal groups (rows)"
+        table = re.search(rf"\b(?P<rows>{COUNT_WORD})\s*(?:by|x|×)\s*(?P<columns>{COUNT_WORD})\s+grid\s+of\s+$", sentence[: match.start()], re.I)
+        if table and (_count(table["rows"], MAX_ROWS) or 0) * (_count(table["columns"], MAX_ROWS) or 0) <= MAX_COUNT:
+            rows = _count(table["rows"], MAX_ROWS)
+            count = (rows or 0) * (_count(table["columns"], MAX_ROWS) or 0) or None
         if count is None and match["shape"].lower() not in SHAPES:
             count = 2 if not re.search(r"\b(?:its|the|each|all|of)\s+$", sentence[: match.start()], re.I) else None
         colour = colour_word(match["colour"]) if match["colour"] else _colour_after(sentence, match.end())
         noun = match["shape"].lower()
-        words = [str(count) if count and count > 1 else _article(colour or noun), colour or "", noun]
+        kinds = " ".join(re.findall(r"\b(?:right|equilateral|isosceles|scalene|regular|unit|dashed)\b", match[0], re.I)).lower()
+        words = [str(count) if count and count > 1 else _article(colour or kinds or noun), colour or "", kinds, noun]
         found.append(
             Requirement(
                 kind="object",
-                phrase=" ".join(word for word in words if word) + (f" in {rows} rows" if rows and rows > 1 else ""),
+                phrase=" ".join(word for word in words if word) + (grouped or f" in {rows} rows" if rows and rows > 1 else ""),
                 what=kind,
                 count=count if count and count > 1 else None,
                 rows=rows if rows and rows > 1 and count and count > 1 else None,
@@ -166,22 +204,31 @@ def _count(word: str | None, most: float = MAX_COUNT) -> int | None:
     return value if value is None or value <= most else None
 
 
-def _colour_after(sentence: str, position: int) -> str | None:
-    """ "…(3, 2) in green", "… in blue": a colour named just after the object."""
-    match = re.match(rf"[^,.;]{{0,30}}?\bin\s+({COLOUR})\b", sentence[position:], re.I)
+def _colour_after(sentence: str, position: int, size_words: bool = False) -> str | None:
+    """ "…(3, 2) in green", "… in blue" (with `size_words`, "in big yellow numbers"): a colour named just after the object."""
+    size = r"(?:(?:big|large|huge|small|bold)\s+)?" if size_words else ""
+    match = re.match(rf"[^,.;]{{0,30}}?\bin\s+{size}({COLOUR})\b", sentence[position:], re.I)
     return colour_word(match[1]) if match else None
 
 
 def vectors(sentence: str) -> list[Requirement]:
     """ "the vector (2, 1)", "their sum (3, 2) in green": an arrow from the origin ending at those values."""
     found = []
-    for match in re.finditer(r"\b(?P<noun>vectors?|sum|result|arrow)\s*\((?P<x>-?\d+(?:\.\d+)?),\s*(?P<y>-?\d+(?:\.\d+)?)\)", sentence, re.I):
+    pair = r"\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)"
+    for match in re.finditer(rf"\b(?P<noun>vectors?|sum|result|arrow)\s*(?P<pairs>{pair}(?:\s*(?:,\s*and|,|and)\s*{pair})*)", sentence, re.I):
         if match["noun"].lower() == "result" and not re.search(r"\bvector", sentence, re.I):
             continue
         colour = _colour_after(sentence, match.end())
-        at = [float(match["x"]), float(match["y"])]
-        phrase = f"an arrow to ({match['x']}, {match['y']})" + (f" in {colour}" if colour else "")
-        found.append(Requirement(kind="object", phrase=phrase, what="arrow", colour=colour, at=at))
+        summed = match["noun"].lower() == "sum" and re.search(r"\btip\s+to\s+tail\b", sentence, re.I)
+        for x, y in re.findall(r"\(\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)", match["pairs"]):
+            phrase = ("their sum (added tip to tail), " if summed else "") + f"an arrow to ({x}, {y})" + (f" in {colour}" if colour else "")
+            found.append(Requirement(kind="object", phrase=phrase, what="arrow", colour=colour, at=[float(x), float(y)]))
+    if re.search(r"\b(?:x and y|horizontal and vertical)\s+components\b", sentence, re.I) and found:
+        found.append(Requirement(kind="object", phrase="its x and y components drawn as dashed lines", what="line", count=2, other="components"))
+    columns = re.search(r"\bcolumns\s+of\s+the\s+matrix\s+\[\s*\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*,\s*\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*\]", sentence, re.I)
+    if columns:
+        a, b, c, d = (float(value) for value in columns.groups())
+        found += [Requirement(kind="object", phrase=f"the matrix's column ({x:g}, {y:g}) as an arrow", what="arrow", at=[x, y]) for x, y in ((a, c), (b, d))]
     return found
 
 
@@ -195,18 +242,21 @@ def texts(sentence: str) -> list[Requirement]:
     ]
     for match in re.finditer(r"\blabel(?:l?ed|s)?\s+(?:it\s+|them\s+|each\s+\w+\s+|the\s+\w+\s+)?(?P<labels>[^.;]+)", sentence, re.I):
         found += [Requirement(kind="text", phrase=f'the label "{label}" is shown', text=label) for label in _listed(match["labels"])]
-    for match in re.finditer(r"\b(?:root|nodes?|children|child|leaves|array|numbers|keys|list|values)\s+(?P<items>(?:-?\d+|[A-Z])(?:\s*,\s*(?:-?\d+|[A-Z]))*(?:,?\s+and\s+(?:-?\d+|[A-Z]))?)\b", sentence):
+    for match in re.finditer(r"\b(?:root|nodes?|children|child|leaves|array|numbers|keys|list|values|heights?|scores|data|[Ss]ort)\s+(?:of\s+)?(?P<items>(?:-?\d+|[A-Z])(?:\s*,\s*(?:-?\d+|[A-Z]))*(?:,?\s+and\s+(?:-?\d+|[A-Z]))?)\b", sentence):
         found += [Requirement(kind="text", phrase=f'"{item}" is shown', text=item) for item in re.findall(r"-?\d+|[A-Z]", match["items"])]
-    for match in re.finditer(r"\b(?:its value|the result|the sum|the area|equals?|to get)\s*,?\s*(?P<value>-?\d+(?:\.\d+)?|\(-?\d+,\s*-?\d+\))", sentence, re.I):
-        found.append(Requirement(kind="text", phrase=f"the value {match['value']} is shown", text=match["value"]))
+    for match in re.finditer(r"\b(?:(?:its|the)\s+(?P<noun>value|result|sum|area|perimeter|circumference)|equals?|to get)\s*,?\s*(?:(?:is|of)\s+)?(?P<value>-?\d+(?:\.\d+)?|\(-?\d+,\s*-?\d+\))", sentence, re.I):
+        noun = (match["noun"] or "value").lower()
+        what = noun if noun in ("area", "perimeter", "circumference") else None
+        found.append(Requirement(kind="text", phrase=f"the {noun} {match['value']} is shown", text=match["value"], what=what))
     return found
 
 
 def _listed(text: str) -> list[str]:
     """ "A, B, C and D" -> ["A", "B", "C", "D"]; short labels only (a letter, a number, a short formula)."""
+    text = re.sub(r"^\s*(?:as\s+)?the\s+(?=\w+\s*$)", "", text)  # "label it the identity"
     head = re.split(r"\b(?:on|in|with|at|from|to|beside|next|above|below|under|that|which|while|then|pointing|between|as)\b", text)[0]
     parts = [part.strip(" ,") for part in re.split(r",|\band\b", head)]
-    labels = [part for part in parts if part and len(part) <= 8]
+    labels = list(itertools.takewhile(lambda part: 0 < len(part) <= 8 and len(part.split()) == 1, parts))  # "3 and write its area, 9": the 3
     if not labels or any(len(label.split()) > 1 or shape_kind(label) or label.lower() in ("it", "them", "the", "its") for label in labels):
         return []
     return labels
@@ -222,18 +272,47 @@ def formulas(sentence: str) -> list[Requirement]:
             found.append(Requirement(kind="formula", phrase=f"the {name} written as a formula ({formula})", text=formula))
     if not SHOWING.search(sentence):
         return found
-    shown = []
-    for match in FORMULA.finditer(sentence):
+    shown: list[tuple[str, str, str | None, str]] = []
+    written = TIMES.sub(" × ", sentence)
+    for match in _joined(FORMULA.finditer(written), written):
         text = re.sub(r"^[A-Za-z]{3,}\s+(?=-\s*\w)", "", match[1].strip(" .,"))  # "Solve -x + 2 = 5": a word, then a minus sign
-        if MATH_SIGN.search(text) and not re.fullmatch(r"[\d\s,().-]+", text) and not _only_a_place(sentence, match) and not _plotted(sentence, match.start()):
-            shown.append(text)
-    change = re.search(r"\b(?:transform\w*|expand\w*|factor\w*|turn\w*|becom\w*)\b[^.;]*?\binto\b", sentence, re.I)
-    for index, text in enumerate(shown):
-        into = shown[index + 1] if change and index + 1 < len(shown) and sentence.find(text) < change.end() <= sentence.find(shown[index + 1]) else None
+        if re.fullmatch(r"[xyz]-axis", text, re.I) or not _balanced(text):
+            continue
+        if MATH_SIGN.search(text) and not re.fullmatch(r"[\d\s,().-]+", text) and not _only_a_place(written, match) and not _plotted(written, match.start()):
+            name = FORMULA_NAME.search(written[: match.start()])
+            large = re.match(r"[^,.;]{0,20}?\b(big|large|huge)\b", written[match.end() :], re.I)
+            above = re.match(r"\s+(above|over|at the top)\b", written[match.end() :], re.I)
+            size = (f", {large[1].lower()}" if large else "") + (f", {above[1].lower()} the drawing" if above else "")
+            shown.append((text, f"{name[1]}, " if name else "", _colour_after(written, match.end(), size_words=True), size))
+    change = re.search(r"\b(?:transform\w*|expand\w*|factor\w*|turn\w*|becom\w*|chang\w*|simplif\w*|rewrit\w*)\b[^.;]*?\binto\b", written, re.I)
+    for index, (text, name, colour, size) in enumerate(shown):
+        after = shown[index + 1][0] if index + 1 < len(shown) else None
+        into = after if change and after and written.find(text) < change.end() <= written.find(after) else None
         if into:
-            found.append(Requirement(kind="formula", phrase=f"the formula {text} becomes {into}", text=text, other=into))
-        found.append(Requirement(kind="formula", phrase=f"the formula {text} is shown as typeset maths", text=text))
+            found.append(Requirement(kind="formula", phrase=f"{change[0].split()[0].lower()}: the formula {text} becomes {into}", text=text, other=into))
+        tinted = f", in {colour}" if colour else ""
+        found.append(Requirement(kind="formula", phrase=f"{name}the formula {text} is shown as typeset maths{tinted}{size}", text=text, colour=colour))
     return found
+
+
+def _balanced(text: str) -> bool:
+    """Whether every bracket opens before it closes: "-1) = (3" is a cut through a sentence, not a formula."""
+    depth = 0
+    for character in text:
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _joined(matches: Iterable[re.Match[str]], sentence: str) -> list[re.Match[str]]:
+    """Formula matches with only a space between them are one formula the pattern cut ("d/dx x^n = n x^(n-1)")."""
+    joined: list[re.Match[str]] = []
+    for match in matches:
+        if joined and not sentence[joined[-1].end() : match.start()].strip() and all(MATH_SIGN.search(piece[1]) for piece in (joined[-1], match)):
+            match = FORMULA_WHOLE.match(sentence, joined.pop().start(), match.end()) or match
+        joined.append(match)
+    return joined
 
 
 def _only_a_place(sentence: str, match: re.Match[str]) -> bool:
@@ -269,6 +348,10 @@ def ranges(sentence: str) -> list[Requirement]:
         if low is not None and high is not None:
             what = _plotted_thing(sentence)
             found.append(Requirement(kind="range", phrase=f"the {what} spans x = {match['low']} to x = {match['high']}", what=what, axis="x", low=low, high=high))
+    under = re.search(rf"\b(?:area|region)\s+(?:under|below|beneath)\s+(?:the\s+)?(?:curve\s+)?(?:y\s*=\s*)?[^,]+?\s+(?:from|between)\s+(?P<low>{NUMBER})\s+(?:to|and)\s+(?P<high>{NUMBER})\b", sentence, re.I)
+    if under and not found and number(under["low"]) is not None and number(under["high"]) is not None:
+        low, high = number(under["low"]), number(under["high"])
+        found.append(Requirement(kind="range", phrase=f"the shaded area spans x = {under['low']} to x = {under['high']}", what="area", axis="x", low=low, high=high))
     plot = re.search(rf"\b(?:plot|graph|draw)\s+(?:the\s+)?(?:curve\s+)?(?:y\s*=\s*)?[^,]+?\s+from\s+(?P<low>{NUMBER})\s+to\s+(?P<high>{NUMBER})", sentence, re.I)
     if plot and not found:
         low, high = number(plot["low"]), number(plot["high"])
@@ -289,13 +372,13 @@ def _plotted_thing(sentence: str) -> str:
 def curves(sentence: str) -> list[Requirement]:
     """ "Plot y = 2x + 1", "the parabola y = x^2", "cos(x) in blue", "the curve y = 1/x": a drawn curve, its colour and label."""
     found = []
-    for match in re.finditer(r"\b(?:plot|graph|draw|show)\s+(?:the\s+)?(?:curve\s+|line\s+|lines\s+|parabola\s+|graph of\s+|exponential curve\s+)?(?P<formula>y\s*=\s*[^,;]+?|[a-z]+\(x\)|e\^x)(?=\s+(?:from|for|on|in|and|between|as|approaching|,)|[,.;]|$)", sentence, re.I):
+    for match in re.finditer(r"\b(?:plot|graph|draw|show)\s+(?:the\s+)?(?:curve\s+|line\s+|lines\s+|parabola\s+|graph of\s+|exponential curve\s+)?(?P<formula>y\s*=\s*[^,;]+?|[a-z]+\(x\)|e\^x)(?=\s+(?:from|for|on|in|and|between|as|approaching|crossing|meeting|intersecting|,)|[,.;]|$)", sentence, re.I):
         formula = match["formula"].strip()
         colour = _colour_after(sentence, match.end())
         labelled = re.search(r"\blabel(?!led axes)", sentence, re.I)
         phrase = f"the curve {formula} is drawn" + (f" in {colour}" if colour else "") + (", labelled" if labelled else "")
         found.append(Requirement(kind="object", phrase=phrase, what="curve", colour=colour, label=formula if labelled else None, text=formula))
-        for other in re.finditer(r"^\s*(?:in\s+\w+\s+)?and\s+(?:the\s+)?(?:curve\s+|line\s+)?(?P<formula>y\s*=\s*[^,;]+?|[a-z]+\(x\))(?:\s+in\s+(?P<colour>\w+))?(?=\s+(?:from|for|on|and|between)\b|[,.;]|$)", sentence[match.end() :], re.I):
+        for other in re.finditer(r"^\s*(?:in\s+\w+\s+)?and\s+(?:the\s+)?(?:curve\s+|line\s+)?(?P<formula>y\s*=\s*[^,;]+?|[a-z]+\(x\))(?:\s+in\s+(?P<colour>\w+))?(?=\s+(?:from|for|on|and|between|crossing|meeting|intersecting)\b|[,.;]|$)", sentence[match.end() :], re.I):
             other_colour = colour_word(other["colour"]) if other["colour"] else None
             phrase = f"the curve {other['formula']} is drawn" + (f" in {other_colour}" if other_colour else "")
             found.append(Requirement(kind="object", phrase=phrase, what="curve", colour=other_colour, text=other["formula"]))
@@ -324,7 +407,7 @@ def moves(sentence: str) -> list[Requirement]:
             hops = f" in {COUNT_NAMES.get(len(stops) + 1, len(stops) + 1)} hops, stopping at {', '.join(stops)}" if stops else ""
             phrase = f"a dot on the number line moves from {match['low']} to {match['high']}{hops}"
             found.append(Requirement(kind="move", phrase=phrase, what="dot", low=low, high=high, items=stops))
-    for match in re.finditer(r"\b(?:mov\w*|slid\w*|translat\w*|roll\w*|push\w*|travel\w*)\b[^.;]*?\b(?:to the|towards the)\s+(?P<direction>left|right)\b", sentence, re.I):
+    for match in re.finditer(r"\b(?:mov\w*|slid\w*|translat\w*|roll\w*|push\w*|travel\w*|back)\b[^.;]*?\b(?:to the|towards the)\s+(?P<direction>left|right)\b", sentence, re.I):
         subject = re.search(r"\b(square|circle|dot|ball|box|block|car|wheel|triangle|wave)\b", sentence[: match.end()], re.I)
         what = (shape_kind(subject[1]) or subject[1].lower()) if subject else "object"
         found.append(Requirement(kind="move", phrase=f"the {what} moves to the {match['direction']}", what=what, direction=match["direction"].lower()))
@@ -382,13 +465,18 @@ def rotations(sentence: str) -> list[Requirement]:
 def scalings(sentence: str) -> list[Requirement]:
     """ "stretches to twice its width", "grows to twice its size", "scale the vector by 3"."""
     found = []
-    pattern = r"\b(?:stretch\w*|grow\w*|doubl\w*|shrink\w*)\b[^.;]*?\bto\s+(?P<word>twice|double|half|three times)(?:\s+(?:its|the)\s+(?P<measure>width|height|size|length))?|\bscal\w*\b[^.;]*?\bby\s+(?P<factor>\d+(?:\.\d+)?)"
+    pattern = (
+        r"\b(?:stretch\w*|grow\w*|doubl\w*|shrink\w*)\b[^.;]*?\bto\s+(?P<word>twice|double|half|three times)(?:\s+(?:its|the)\s+(?P<measure>width|height|size|length))?"
+        r"|\bscal\w*\b[^.;]*?\bby\s+(?P<factor>\d+(?:\.\d+)?)|\b(?P<verb>doubl|halv|tripl)\w*\s+(?:its|the)\s+(?P<measure2>width|height|size|length)\b"
+    )
     for match in re.finditer(pattern, sentence, re.I):
-        factor = {"twice": 2.0, "double": 2.0, "half": 0.5, "three times": 3.0}.get((match["word"] or "").lower()) or float(match["factor"])
+        word = (match["word"] or match["verb"] or "").lower()
+        factor = {"twice": 2.0, "double": 2.0, "doubl": 2.0, "half": 0.5, "halv": 0.5, "three times": 3.0, "tripl": 3.0}.get(word) or float(match["factor"])
         subject = SHAPE.search(sentence[: match.start()]) or SHAPE.search(sentence)
         what = shape_kind(subject["shape"]) if subject else None
-        axis = {"width": "x", "height": "y"}.get((match["measure"] or "").lower())
-        found.append(Requirement(kind="scale", phrase=f"the {what or 'object'} grows to {factor:g} times its {match['measure'] or 'size'}", what=what, factor=factor, axis=axis))
+        measure = match["measure"] or match["measure2"]
+        axis = {"width": "x", "height": "y"}.get((measure or "").lower())
+        found.append(Requirement(kind="scale", phrase=f"the {what or 'object'} grows to {factor:g} times its {measure or 'size'}", what=what, factor=factor, axis=axis))
     return found
 
 
@@ -557,14 +645,135 @@ def traces(sentence: str) -> list[Requirement]:
     """ "move a dot along the curve", "a point moving along the line", "orbiting the Sun"."""
     found = []
     along = re.search(r"\b(?P<what>dot|point|ball)\b[^.;]*?\balong\b|\balong\b[^.;]*?\b(?P<later>dot|point)\b", sentence, re.I)
-    if along and re.search(r"\b(mov\w*|run\w*|travel\w*|slid\w*)\b", sentence, re.I):
+    if along and re.search(r"\b(mov\w*|run\w*|travel\w*|slid\w*)\b", sentence, re.I) and not re.search(r"\bnumber line\b", sentence, re.I):
         found.append(Requirement(kind="trace", phrase="a dot travels along the curve", what="dot", other="curve"))
     if re.search(r"\borbit\w*\b", sentence, re.I):
         found.append(Requirement(kind="trace", phrase="one body goes around the other in a circle", what="circle", other="circle"))
     return found
 
 
+LISTED = re.compile(r"(-?\d+(?:\s*,\s*-?\d+)+(?:,?\s*and\s+-?\d+)?)")
+PICKS: dict[str, Callable[[list[str]], list[str]]] = {
+    "largest": lambda values: [max(values, key=float)], "biggest": lambda values: [max(values, key=float)],
+    "smallest": lambda values: [min(values, key=float)],
+    "even": lambda values: [value for value in values if float(value) % 2 == 0], "odd": lambda values: [value for value in values if float(value) % 2 == 1],
+    "negative": lambda values: [value for value in values if float(value) < 0], "positive": lambda values: [value for value in values if float(value) > 0],
+}  # fmt: skip
+
+
+def highlights(sentence: str) -> list[Requirement]:
+    """ "linear search for 6 in the array 2, 6, 4, 8" (each value checked in turn until 6), "binary search for 7 in
+    the sorted array 1, 3, 5, 7, 9, 11" (the middles it probes), "highlight the largest number in the list 3, 9, 2
+    in red", "highlight the even numbers from 1 to 10 in green"."""
+    listed = LISTED.search(sentence)
+    values = re.findall(r"-?\d+", listed[1]) if listed else []
+    search = re.search(r"\b(?P<how>linear|binary)\s+search\w*\s+(?:for\s+)?(?P<target>-?\d+)", sentence, re.I)
+    if search and values:
+        how, target = search["how"].lower(), search["target"]
+        probed = _probes(values, target) if how == "binary" else values[: values.index(target) + 1] if target in values else values
+        if not probed:
+            return []
+        end = "where it is found" if probed[-1] == target else f"{target} is not there"
+        return [Requirement(kind="highlight", phrase=f"{how} search checks {', '.join(probed)} one after another, {end}", items=probed, text=target)]
+    pick = re.search(rf"\bhighlight\w*\s+(?:all\s+)?(?:the\s+)?(?P<which>{'|'.join(PICKS)})\s+(?:numbers?|values?|elements?)(?:\s+from\s+(?P<low>-?\d+)\s+to\s+(?P<high>-?\d+))?", sentence, re.I)
+    if pick is None:
+        return []
+    found = []
+    if not values and pick["low"] is not None and 0 < int(pick["high"]) - int(pick["low"]) <= 19:
+        values = [str(value) for value in range(int(pick["low"]), int(pick["high"]) + 1)]
+        found.append(Requirement(kind="order", phrase=f"the numbers {values[0]} to {values[-1]} stand side by side, left to right", items=values))
+    chosen = PICKS[pick["which"].lower()](values) if values else []
+    if not chosen:
+        return []
+    colour = _colour_after(sentence, pick.end()) or _colour_after(sentence, listed.end() if listed else pick.end())
+    tint = f" in {colour}" if colour else ""
+    return [*found, Requirement(kind="highlight", phrase=f"the {pick['which'].lower()} {', '.join(chosen)} picked out{tint}", items=chosen, colour=colour)]
+
+
+def _probes(values: list[str], target: str) -> list[str]:
+    """The middles binary search looks at in a sorted list, in turn; none when the list is not sorted."""
+    numbers = [float(value) for value in values]
+    if numbers != sorted(numbers):
+        return []
+    low, high, probed = 0, len(values) - 1, []
+    while low <= high:
+        middle = (low + high) // 2
+        probed.append(values[middle])
+        if numbers[middle] == float(target):
+            break
+        low, high = (middle + 1, high) if numbers[middle] < float(target) else (low, middle - 1)
+    return probed
+
+
+FIGURE_PARTS = {"side": "side", "sides": "side", "vertex": "vertex", "vertices": "vertex", "corner": "vertex", "corners": "vertex",
+                "radius": "radius", "diameter": "diameter", "hypotenuse": "hypotenuse", "leg": "side", "legs": "side", "chord": "chord",
+                "side length": "side"}  # fmt: skip
+SEGMENTS = {"diagonal": "diagonal", "diagonals": "diagonal", "radius": "radius", "diameter": "diameter", "chord": "chord"}
+"""Lines a figure is drawn with: a square's diagonals, a circle's radius, diameter or chord."""
+
+
+def figure_segments(sentence: str) -> list[Requirement]:
+    """ "a square and its two diagonals", "a circle and a chord", "a circle with its radius": the lines drawn on a figure."""
+    found = []
+    for match in re.finditer(rf"\b(?P<count>two|both|its|the|an?)\s+(?:two\s+)?(?P<part>{'|'.join(SEGMENTS)})\b", sentence, re.I):
+        part = SEGMENTS[match["part"].lower()]
+        count = 2 if match["part"].lower() == "diagonals" else None
+        found.append(Requirement(kind="object", phrase=f"{'two' if count else 'a'} {part}{'s' if count else ''} drawn on the figure", what="line", count=count, label=None, other=part))
+    return found
+
+
+def figure_labels(sentence: str) -> list[Requirement]:
+    """ "a right triangle with sides labelled 3, 4 and 5", "vertices labelled A, B and C", "its radius labelled r",
+    "label each side a": the labels and the part of the figure each names."""
+    found = []
+    parts = "|".join(sorted(FIGURE_PARTS, key=len, reverse=True))
+    pattern = (
+        rf"\b(?:(?:its|the|each|all|with)\s+)*(?P<part>{parts})\s+(?:(?:are|is)\s+)?(?:label(?:l?ed)?\s+|(?:of\s+)?(?=\d))(?P<labels>[^.;]+)"
+        rf"|\blabel\s+(?:its|the|each|all)\s+(?P<part2>{parts})\s+(?P<labels2>[^.;]+)"
+    )
+    for match in re.finditer(pattern, sentence, re.I):
+        written = (match["part"] or match["part2"]).lower()
+        part = FIGURE_PARTS[written]
+        labels = _listed(match["labels"] or match["labels2"])
+        each = re.search(r"\b(?:each|all)\s+$", sentence[: match.start("part2") if match["part2"] else match.start("part")], re.I)
+        found += [Requirement(kind="text", phrase=f'{"each" if each else "the"} {written} labelled "{label}"', what=part, text=label) for label in labels]
+    return found
+
+
+def matrices(sentence: str) -> list[Requirement]:
+    """ "the matrix [[1, 2], [3, 4]]": a matrix with those entries."""
+    found = []
+    for match in re.finditer(r"\bmatrix\s+(?P<matrix>\[\s*\[[-\d.,\s]*\](?:\s*,\s*\[[-\d.,\s]*\])*\s*\])", sentence, re.I):
+        rows = [re.findall(r"-?\d+(?:\.\d+)?", row) for row in re.findall(r"\[([-\d.,\s]*)\]", match["matrix"])]
+        if rows and len({len(row) for row in rows}) == 1 and 0 < len(rows) <= 6 and 0 < len(rows[0]) <= 6:
+            text = "[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]"
+            found.append(Requirement(kind="object", phrase=f"the matrix {text}", what="matrix", text=text))
+    return found
+
+
+def trees(sentence: str) -> list[Requirement]:
+    """ "a tree with root A and three children B, C and D": the root above, its children in a row below, joined."""
+    tree = re.search(rf"\btree\b[^.;]*?\broot\s+(?P<root>\w+)\s+(?:and|with)\s+(?:(?:{COUNT_WORD})\s+)?(?:children|child nodes|leaves)\s+(?P<children>[^.;]+)", sentence, re.I)
+    children = _listed(tree["children"]) if tree else []
+    if tree is None or not children:
+        return []
+    count = COUNT_NAMES.get(len(children), str(len(children)))
+    return [
+        Requirement(kind="object", phrase=f"a tree: root {tree['root']} above its {count} children {', '.join(children)}", what="node", count=len(children) + 1, items=[tree["root"], *children]),
+        Requirement(kind="object", phrase=f"{count} lines joining the root to each child", what="line", count=len(children), other="tree"),
+    ]
+
+
+CONTAINERS = {"stack": "a stack: boxes piled from the bottom up", "queue": "a queue: boxes in a row, joining at the back",
+              "linked list": "a linked list: boxes joined by arrows"}  # fmt: skip
+
+
+def containers(sentence: str) -> list[Requirement]:
+    """ "push 3, 5 and 8 onto a stack", "a queue", "a linked list of the nodes 1, 2 and 3"."""
+    return [Requirement(kind="object", phrase=phrase, what=name) for name, phrase in CONTAINERS.items() if re.search(rf"\b{name}s?\b", sentence, re.I)]
+
+
 RULES: tuple[Callable[[str], list[Requirement]], ...] = (
-    objects, parts, vectors, curves, areas, texts, equation_steps, times_table, formulas, ranges, moves, colour_changes, transforms, rotations,
+    objects, parts, vectors, matrices, containers, trees, curves, areas, texts, figure_labels, figure_segments, highlights, equation_steps, times_table, formulas, ranges, moves, colour_changes, transforms, rotations,
     scalings, sequences, orders, removals, relations, marks, tangents, traces,
 )  # fmt: skip

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 Kind = Literal[
     "object", "text", "formula", "range", "relation", "move", "colour", "transform", "rotate", "scale", "sequence", "order",
-    "disappear", "update", "trace", "mark", "tangent", "look",
+    "disappear", "update", "trace", "mark", "tangent", "highlight", "look",
 ]  # fmt: skip
 Relation = Literal["above", "below", "left of", "right of", "inside", "next to"]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
@@ -44,6 +44,8 @@ class Requirement(BaseModel):
     - trace: `what` travels along `other` (a curve or a circle)
     - mark: `count` dots (at least one) mark where a drawn curve crosses `other`: "x-axis", or "curve" (where two curves cross)
     - tangent: a straight line touching the drawn curve `text` at x = `low`, along it there
+    - highlight: the `items` (texts on screen) are picked out one after another, in order: a box or the text turns
+      `colour` (any new colour when none is given), a frame appears around it, or it is flashed
     - look: a clause of the sentence (`text`) no other item reads; no check decides it, a person looks for it
     """
 

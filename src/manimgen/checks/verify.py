@@ -18,7 +18,7 @@ from typing import Literal
 from manimgen.checks.colours import describe, is_colour
 from manimgen.checks.requirements import Checklist, Requirement
 from manimgen.checks.shapes import AXES_CLASSES, TYPESET_CLASSES, is_curve, is_dot, is_line, matcher, normalise, numbers_in
-from manimgen.checks.timeline import Entry, Point, Snapshot, Timeline
+from manimgen.checks.timeline import Entry, Played, Point, Snapshot, Timeline
 
 Status = Literal["held", "failed", "unverifiable"]
 HELD, FAILED, UNVERIFIABLE = "held", "failed", "unverifiable"
@@ -123,9 +123,16 @@ def _distinct(entries: Iterable[Entry]) -> list[Entry]:
         centre = entry.centre
         if centre is None:
             continue
-        if not any((other.centre is not None and math.dist(centre, other.centre) <= SAME_SPOT and _similar_size(entry, other)) for other in kept):
+        if not any((other.centre is not None and math.dist(centre, other.centre) <= SAME_SPOT and _similar_size(entry, other) and _same_ends(entry, other)) for other in kept):
             kept.append(entry)
     return kept
+
+
+def _same_ends(a: Entry, b: Entry) -> bool:
+    """Whether two segments in one box run the same way (a square's two diagonals share a box but cross)."""
+    if a.start is None or a.end is None or b.start is None or b.end is None:
+        return True
+    return min(math.dist(a.start, b.start) + math.dist(a.end, b.end), math.dist(a.start, b.end) + math.dist(a.end, b.start)) <= 2 * SAME_SPOT
 
 
 def _similar_size(a: Entry, b: Entry) -> bool:
@@ -408,9 +415,9 @@ def _move(requirement: Requirement, timeline: Timeline) -> Verdict:
         return _unverifiable(requirement, "no end value or direction to check")
     furthest = 0.0
     for track in _tracks(timeline, test).values():
-        centres = [entry.centre for _, entry in track if entry.centre is not None]
-        if len(centres) >= 2:
-            shift = (centres[-1][0] - centres[0][0]) * direction[0] + (centres[-1][1] - centres[0][1]) * direction[1]
+        along = [entry.centre[0] * direction[0] + entry.centre[1] * direction[1] for _, entry in track if entry.centre is not None]
+        if len(along) >= 2:
+            shift = max(later - min(along[: index + 1]) for index, later in enumerate(along))  # "right, then back to the left" moves both ways
             furthest = max(furthest, shift)
             if shift >= MOVED:
                 return _held(requirement, f"{track[-1][1].label()} moved {shift:.2f} units {requirement.direction}")
@@ -592,6 +599,65 @@ def _order(requirement: Requirement, timeline: Timeline) -> Verdict:
         return _held(requirement, "at the end they read " + ", ".join(requirement.items) + " from left to right")
     read = [item for _, item in sorted(zip(places, requirement.items))]
     return _failed(requirement, "at the end they read " + ", ".join(read) + " from left to right")
+
+
+EMPHASIS = frozenset({"Indicate", "Circumscribe", "Flash", "FocusOn", "Wiggle", "ApplyWave", "ShowPassingFlash"})
+
+
+@checks("highlight")
+def _highlight(requirement: Requirement, timeline: Timeline) -> Verdict:
+    firsts = []
+    for item in requirement.items:
+        first = _first_highlight(item, requirement.colour, timeline)
+        if first is None:
+            colour = f" in {requirement.colour}" if requirement.colour else ""
+            return _failed(requirement, f"{item!r} is never picked out{colour} (no colour change, frame or flash on it)")
+        firsts.append(first)
+    if firsts != sorted(firsts):
+        return _failed(requirement, f"they are picked out in snapshots {firsts}, not in the order asked")
+    return _held(requirement, f"picked out in snapshots {firsts}")
+
+
+def _first_highlight(item: str, colour: str | None, timeline: Timeline) -> int | None:
+    """The first snapshot where `item`'s text, or a shape around it, has a colour it did not have when the text
+    appeared (`colour` when given), a new shape frames it, or an emphasis animation plays on it."""
+    before: dict[str, list[str]] | None = None
+    for snapshot in timeline:
+        text = _exact_text(item, snapshot)
+        if text is None or text.centre is None:
+            continue
+        around = {str(entry.id): entry for entry in snapshot.visible() if entry is text or _holds(entry, text.centre)}
+        if before is None:
+            before = {key: entry.colours() for key, entry in around.items()}
+            continue
+        for key, entry in around.items():
+            seen = {describe(old) for old in before.get(key, [])}
+            new = [shown for shown in entry.colours() if describe(shown) not in seen]
+            if new and (colour is None or any(is_colour(shown, colour) for shown in new)):
+                return snapshot.index
+        names = [entry.name for entry in around.values() if entry.name]
+        if colour is None and any(played.kind in EMPHASIS and _plays_on(played, around, names) for played in snapshot.animations):
+            return snapshot.index
+    return None
+
+
+def _plays_on(played: Played, around: dict[str, Entry], names: list[str]) -> bool:
+    """Whether an animation played on one of `around`, or on a group holding one ("cells[2]" holds "cells[2][0]")."""
+    return str(played.target) in around or bool(played.name) and any(name == played.name or name.startswith(f"{played.name}[") for name in names)
+
+
+def _exact_text(item: str, snapshot: Snapshot) -> Entry | None:
+    """The text entry that reads `item` exactly (a cell's "6", not the "16" beside it)."""
+    wanted = normalise(item)
+    return next((entry for entry in snapshot.visible() if entry.is_text and normalise(entry.text or "") == wanted), None)
+
+
+def _holds(entry: Entry, point: Point) -> bool:
+    """A closed shape (a cell, a frame) around `point`, no bigger than a cell or a frame would be."""
+    if entry.is_text or entry.box is None or not entry.closed:
+        return False
+    x0, y0, x1, y1 = entry.box
+    return x0 <= point[0] <= x1 and y0 <= point[1] <= y1 and (x1 - x0) * (y1 - y0) <= 9.0
 
 
 @checks("disappear")

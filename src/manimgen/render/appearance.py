@@ -42,10 +42,13 @@ def colours(members: list[Any]) -> dict[str, Any]:
     for member in members:
         if not isinstance(member, VMobject):
             continue
-        if stroke is None and member.get_stroke_opacity() > 0 and member.get_stroke_width() > 0:
-            stroke = _hex(member.get_stroke_color())
-        if fill is None and member.get_fill_opacity() > 0:
-            fill, fill_opacity = _hex(member.get_fill_color()), round(float(member.get_fill_opacity()), 3)
+        try:
+            if stroke is None and member.get_stroke_opacity() > 0 and member.get_stroke_width() > 0:
+                stroke = _hex(member.get_stroke_color())
+            if fill is None and member.get_fill_opacity() > 0:
+                fill, fill_opacity = _hex(member.get_fill_color()), round(float(member.get_fill_opacity()), 3)
+        except RecursionError:  # Manim's BackgroundRectangle.get_fill_color calls itself: its colour is the background's
+            continue
     return {"stroke": stroke, "fill": fill, "fill_opacity": fill_opacity}
 
 

@@ -39,7 +39,9 @@ MAX_FILE_BYTES = 16 << 20
 MAX_CODE_FRAMES = 64
 MAX_MEMBERS = 64
 MAX_ANIMATIONS = 50
-GEOMETRY_VERSION = 3
+GEOMETRY_VERSION = 4
+"""Part of the render cache key: bumped when the recording changes (4: scenes holding a BackgroundRectangle are
+recorded, and an animation played on a group inside a named group is named by its path)."""
 GROUP_CLASSES = frozenset({"VGroup", "Group", "VDict"})
 """Containers whose members are what the viewer sees (a grid of squares); other compound mobjects
 (axes, matrices, charts) are recorded whole."""
@@ -87,6 +89,8 @@ class GeometryRecorder:
         self.snapshots: list[dict[str, Any]] = []
         self.calls = 0
         self.failed = False
+        self._group_paths: dict[int, str] = {}
+        """id -> path of the groups inside named groups ("cells[2]"), so an animation played on one is named."""
         self._depth = 0
         self._code_frames: dict[int, FrameType] = {}
         self._names: dict[int, str] = {}
@@ -216,6 +220,8 @@ class GeometryRecorder:
         while stack and len(found) < MAX_MEMBERS:
             child, path = stack.pop(0)
             if type(child).__name__ in GROUP_CLASSES:
+                if path:
+                    self._group_paths[id(child)] = path
                 stack += [(grand, f"{path}[{index}]" if path else None) for index, grand in enumerate(child.submobjects)]
             elif not isinstance(child, self._text_classes):
                 found.append((child, self._names.get(id(child), path)))
@@ -273,7 +279,7 @@ class GeometryRecorder:
                 "kind": kind,
                 "time": round(float(self.scene.renderer.time), 4),
                 "frame": [round(float(v), 4) for v in self._frame_box()],
-                "animations": [record for animation in animations for record in animation_record(animation, self._names)][:MAX_ANIMATIONS],
+                "animations": [record for animation in animations for record in animation_record(animation, {**self._group_paths, **self._names})][:MAX_ANIMATIONS],
                 "mobjects": entries[:MAX_ENTRIES],
             }
         )
