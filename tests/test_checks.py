@@ -133,6 +133,13 @@ def test_an_edited_checklist_is_validated_with_its_place() -> None:
         load_checklist('{"sentence": "s", "requirements": [{"kind": "wish", "phrase": "x"}]}', "plan.json")
 
 
+CELLS = """from manim import *
+class A(Scene):
+    def construct(self):
+        cells = VGroup(*[VGroup(Square(1, color=BLUE), Text(v)) for v in ["1", "3", "5", "7", "9", "11"]]).arrange(RIGHT)
+        self.play(FadeIn(cells))
+"""
+"""A sorted array in boxes, the start of the search scenes."""
 SCENES = {
     "good number line": """from manim import *
 class A(Scene):
@@ -226,20 +233,10 @@ class A(Scene):
     def construct(self):
         self.play(*[Create(Circle(radius=0.5, color=BLUE)) for _ in range(10)])
 """,
-    "search in order": """from manim import *
-class A(Scene):
-    def construct(self):
-        cells = VGroup(*[VGroup(Square(1, color=BLUE), Text(v)) for v in ["1", "3", "5", "7", "9", "11"]]).arrange(RIGHT)
-        self.play(FadeIn(cells))
-        for i in (2, 4, 3):
+    "search in order": CELLS + """        for i in (2, 4, 3):
             self.play(cells[i][0].animate.set_fill(YELLOW, opacity=0.6))
 """,
-    "search flashed out of order": """from manim import *
-class A(Scene):
-    def construct(self):
-        cells = VGroup(*[VGroup(Square(1, color=BLUE), Text(v)) for v in ["1", "3", "5", "7", "9", "11"]]).arrange(RIGHT)
-        self.play(FadeIn(cells))
-        for i in (3, 2, 4):
+    "search flashed out of order": CELLS + """        for i in (3, 2, 4):
             self.play(Indicate(cells[i]))
 """,
     "there and back": """from manim import *

@@ -686,11 +686,8 @@ def _corners(shape: Requirement, sides: list[str]) -> list[tuple[float, float]] 
 
 
 def _positive(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if value > 0 else None
+    value = _number_text(text)
+    return value if value is not None and value > 0 else None
 
 
 CIRCLE_SEGMENTS = {
@@ -755,6 +752,7 @@ def bar_chart(items: list[Requirement], formulas: list[Requirement]) -> list[str
 
 
 def _number_text(text: str | None) -> float | None:
+    """A label or value that is a plain number, as one; None for anything else ("r", "AB")."""
     try:
         return float(text or "")
     except ValueError:

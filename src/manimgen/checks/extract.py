@@ -110,7 +110,7 @@ def extract(sentence: str) -> Checklist:
 
 def _merge_plotted(found: list[Requirement]) -> list[Requirement]:
     """A formula that is also a drawn curve ("Show y = e^x and y = ln(x) on the same axes") is that curve's label,
-    not a second thing to write."""
+    not a second thing to write (a curve read after its formula is left as it is: the formula is dropped)."""
     curves = {item.text: item for item in found if item.kind == "object" and item.what == "curve" and item.text}
     merged = []
     for item in found:
@@ -121,7 +121,6 @@ def _merge_plotted(found: list[Requirement]) -> list[Requirement]:
             labelled = curve.model_copy(update={"label": curve.text, "phrase": f"{curve.phrase}, labelled"})
             merged = [labelled if kept is curve else kept for kept in merged]
             curves[curve.text or ""] = labelled
-            found = [labelled if kept is curve else kept for kept in found]
     return merged
 
 

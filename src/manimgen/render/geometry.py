@@ -250,6 +250,7 @@ class GeometryRecorder:
 
     def _snapshot(self, kind: str, animations: list[Any]) -> None:
         self._refresh_names()
+        self._group_paths = {}
         entries: list[dict[str, Any]] = []
         seen: set[int] = set()
         for mobject in self.scene.mobjects:
