@@ -52,6 +52,19 @@ BUILT = [
     "Show y = e^x and y = ln(x) on the same axes.",
     "Write 7 x 8 = 56 in big yellow numbers.",
     "Show a ball moving to the right and then back to the left.",
+    "Draw a box with an arrow labelled F = 10 N pointing to the right.",
+    "Draw a block on a surface with a force arrow pushing it to the right.",
+    "Show a dot moving in a circle of radius 2 around the origin.",
+    "Count by twos from 0 to 10 on a number line, jumping a green dot one step at a time.",
+    "Push 1, 2 and 3 onto a stack and then pop the top one.",
+    "Enqueue A, B and C into a queue and then dequeue A.",
+    "Show a ball falling from the top of the screen to the bottom while speeding up.",
+    "Draw 3 rows of 4 yellow squares and write 3 × 4 = 12 below them.",
+    "Shade the area under y = 2x from x = 0 to x = 3 in blue.",
+    "Plot y = x^3 and draw the tangent line at x = 1.",
+    "Show the matrix [[2, 0], [0, 3]] and write its determinant 6 next to it.",
+    "Show the array [7, 2, 9, 4] and highlight the largest value in red.",
+    "Draw a triangle with vertices A, B and C and color it orange.",
 ]
 
 

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from manimgen.checks import Checklist, Requirement, Timeline, check, extract, load_checklist
 from manimgen.checks.colours import is_colour
+from manimgen.checks.coverage import unread
 from manimgen.checks.requirements import ChecklistError
 from manimgen.checks.shapes import normalise
 from manimgen.cli import app
@@ -247,6 +248,13 @@ class A(Scene):
         self.play(ball.animate.shift(RIGHT * 3))
         self.play(ball.animate.shift(LEFT * 3))
 """,
+    "force to the left": """from manim import *
+class A(Scene):
+    def construct(self):
+        box = Square(1.6, color=BLUE)
+        arrow = Arrow(box.get_left(), box.get_left() + LEFT * 2, buff=0, color=RED)
+        self.play(Create(box), GrowArrow(arrow), Write(MathTex("F").next_to(arrow, UP)))
+""",
     "diagonals behind a background": """from manim import *
 class A(Scene):
     def construct(self):
@@ -426,3 +434,37 @@ def test_figures_grids_containers_and_picks_are_read() -> None:
     assert [item.direction for item in extract("Show a ball moving to the right and then back to the left.").requirements if item.kind == "move"] == ["right", "left"]
     assert ("scale", "rectangle", 2.0) in [(item.kind, item.what, item.factor) for item in extract("Draw a rectangle and double its width.").requirements]
     assert not any(item.kind == "formula" for item in extract("Show that (2, 3) + (1, -1) = (3, 2) with arrows.").requirements), "a cut through brackets"
+
+
+def test_a_force_arrow_must_point_the_way_asked(timelines: dict[str, Timeline]) -> None:
+    sentence = "Draw a box with a red arrow pointing right labelled F."
+    report = check(extract(sentence), timelines["force to the left"])
+    arrow = next(verdict for verdict in report.verdicts if verdict.requirement.what == "arrow")
+    assert arrow.status == "failed" and arrow.seen == "no arrow points right"
+    assert statuses(sentence.replace("right", "left"), timelines["force to the left"]) == ["held"] * 3
+
+
+def test_arrays_containers_counting_falls_and_forces_are_read() -> None:
+    assert [item.text for item in extract("Show the array [7, 2, 9, 4] and highlight the largest value in red.").requirements if item.kind == "text"] == ["7", "2", "9", "4"]
+    assert not any(item.kind == "text" for item in extract("Show the matrix [[2, 0], [0, 3]].").requirements), "a matrix's rows are no array"
+    assert [item.what for item in extract("Push 1, 2 and 3 onto a stack and then pop the top one.").requirements if item.kind == "disappear"] == ["3"]
+    assert [item.what for item in extract("Enqueue A, B and C into a queue and then dequeue the front one.").requirements if item.kind == "disappear"] == ["A"]
+    count = next(item for item in extract("Count by twos from 0 to 10 on a number line, jumping a green dot one step at a time.").requirements if item.kind == "move")
+    assert (count.low, count.high, count.items) == (0.0, 10.0, ["2", "4", "6", "8"])
+    assert not any(item.kind == "sequence" for item in extract("Count down from 10 to 1 on a number line, one step at a time.").requirements), "the hops are the steps"
+    assert next(item for item in extract("Sort 3, 9, 1 from largest to smallest.").requirements if item.kind == "order").items == ["9", "3", "1"]
+    fall = next(item for item in extract("Show a ball falling from the top of the screen to the bottom while speeding up.").requirements if item.kind == "move")
+    assert (fall.what, fall.direction, fall.phrase) == ("ball", "down", "the ball falls from the top to the bottom, speeding up")
+    force = extract("Draw a box with a red arrow pointing right labelled F.").requirements[1]
+    assert (force.what, force.direction, force.colour, force.label) == ("arrow", "right", "red", "F")
+    assert ("formula", "F = 10 N") in kinds("Draw a box with an arrow labelled F = 10 N pointing to the right.")
+    summed = extract("Add the vectors (2, 0) and (0, 2) tip to tail and draw their sum in yellow.").requirements[-1]
+    assert (summed.at, summed.colour) == ([2.0, 2.0], "yellow")
+    assert next(item for item in extract("Plot y = x^3 and draw the tangent line at x = 1.").requirements if item.kind == "tangent").text == "y = x^3"
+    assert next(item for item in extract("Shade the area under y = 2x from x = 0 to x = 3 in blue.").requirements if item.what == "area").colour == "blue"
+    assert extract("Draw a triangle with vertices A, B and C and color it orange.").requirements[0].colour == "orange"
+    assert extract("Draw 3 rows of 4 yellow squares and write 3 × 4 = 12 below them.").requirements[1].phrase.endswith(", below the drawing")
+    orbit = next(item for item in extract("Show a dot moving in a circle of radius 2 around the origin.").requirements if item.kind == "trace")
+    assert (orbit.other, orbit.high) == ("circle", 2.0)
+    for sentence in ("Show a ball falling from the top of the screen to the bottom while speeding up.", "Enqueue A, B and C into a queue and then dequeue A."):
+        assert unread(extract(sentence)) == [], sentence

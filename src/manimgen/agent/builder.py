@@ -95,10 +95,19 @@ def _tex(formula: Requirement) -> str:
 
 
 def _title(formulas: list[Requirement]) -> list[str]:
-    """A formula the sentence writes beside a drawing, written at the top first."""
+    """A formula the sentence writes beside a drawing, written first: at the top, or at the bottom when asked below it."""
     if not formulas:
         return []
-    return [f"title = MathTex({tex_literal(_tex(formulas[0]))}).to_edge(UP)", "self.play(Write(title))"]
+    return [f"title = MathTex({tex_literal(_tex(formulas[0]))}).to_edge({'DOWN' if _below(formulas) else 'UP'})", "self.play(Write(title))"]
+
+
+def _below(formulas: list[Requirement]) -> bool:
+    return bool(formulas) and ", below the drawing" in formulas[0].phrase
+
+
+def _from_title(formulas: list[Requirement]) -> str:
+    """Which side of the formula the drawing goes: under a formula at the top, over one at the bottom."""
+    return "UP" if _below(formulas) else "DOWN"
 
 
 def _only(items: list[Requirement], kinds: set[str]) -> bool:
@@ -173,8 +182,9 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
             body.append(f"label{index} = axes.get_graph_label(curve{index}, label=MathTex({tex_literal('y = ' + expression.latex)}), x_val={x_low + 0.8 * (x_high - x_low):g})")
             body.append(f"self.play(Write(label{index}))")
     area = next((item for item in items if item.kind == "range" and item.what == "area"), None)
+    shade = manim_colour(next((item.colour for item in items if item.kind == "object" and item.what == "area"), None), "GREEN")
     if area is not None and area.low is not None and area.high is not None:
-        body += [f"area = axes.get_area(curve0, x_range=[{area.low:g}, {area.high:g}], color=GREEN, opacity=0.5)", "self.play(FadeIn(area))"]
+        body += [f"area = axes.get_area(curve0, x_range=[{area.low:g}, {area.high:g}], color={shade}, opacity=0.5)", "self.play(FadeIn(area))"]
     elif any(item.kind == "object" and item.what == "area" for item in items):
         if len(parsed) < 2:
             return None
@@ -182,7 +192,7 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
         if len(meets) < 2:
             return None
         body += [
-            f"area = axes.get_area(curve0, x_range=[{meets[0][0]:g}, {meets[-1][0]:g}], bounded_graph=curve1, color=GREEN, opacity=0.5)",
+            f"area = axes.get_area(curve0, x_range=[{meets[0][0]:g}, {meets[-1][0]:g}], bounded_graph=curve1, color={shade}, opacity=0.5)",
             "self.play(FadeIn(area))",
         ]
     if any(item.kind == "trace" for item in items):
@@ -198,6 +208,7 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
             f"tangent{index} = Line(axes.c2p({at - reach:g}, {value - reach * slope:.4g}), axes.c2p({at + reach:g}, {value + reach * slope:.4g}), color=YELLOW)",
             f"self.play(FadeIn(touch{index}), Create(tangent{index}))",
         ]
+    marker = manim_colour(next((item.colour for item in items if item.kind == "object" and item.what == "dot"), None), "YELLOW")
     for mark in [item for item in items if item.kind == "mark"]:
         other = "0" if mark.other == "x-axis" else parsed[1].python if len(parsed) > 1 else None
         points = _crossings(parsed[0].python, other, x_low, x_high) if other is not None else []
@@ -205,7 +216,7 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
             return None
         for index, (x, y) in enumerate(points):
             body += [
-                f"crossing{index} = Dot(axes.c2p({x:g}, {y:g}), radius=0.1, color=YELLOW)",
+                f"crossing{index} = Dot(axes.c2p({x:g}, {y:g}), radius=0.1, color={marker})",
                 f"coordinates{index} = MathTex(r'({x:g}, {y:g})', font_size=32).next_to(crossing{index}, UR, buff=0.1)",
                 f"self.play(FadeIn(crossing{index}, scale=2), Write(coordinates{index}))",
             ]
@@ -347,10 +358,13 @@ def boxes(items: list[Requirement], formulas: list[Requirement]) -> list[str] | 
     sequence = next((item for item in items if item.kind == "sequence" and item.items), None)
     texts = [item.text for item in items if item.kind == "text" and item.text]
     picks = [item for item in items if item.kind == "highlight"]
+    taken = [item.what for item in items if item.kind == "disappear"]
     listed = texts or (sequence.items if sequence else []) or (order.items if order and picks else [])  # "the even numbers from 1 to 10"
     container = next((item.what for item in items if item.kind == "object" and item.what in CONTAINER_LAYOUT), None)
     parts = {container, "node", "box", "arrow"} if container else {"box"}
-    if not listed or not _only(items, {"text", "order", "sequence", "object", "highlight"}) or formulas:
+    if not listed or not _only(items, {"text", "order", "sequence", "object", "highlight", "disappear"}) or formulas:
+        return None
+    if taken and (container not in ("stack", "queue") or any(value not in listed for value in taken)):
         return None
     if any(item.kind == "object" and item.what not in parts for item in items) or container and order:
         return None
@@ -383,6 +397,8 @@ def boxes(items: list[Requirement], formulas: list[Requirement]) -> list[str] | 
             ]
     for pick in picks:
         body += _picked(pick, listed)
+    for value in taken:
+        body += [f"self.play(FadeOut(cells[{listed.index(value or '')}], shift={'UP' if container == 'stack' else 'LEFT'} * 0.8))"]
     return [*body, "self.wait(1)"]
 
 
@@ -479,6 +495,69 @@ def vectors(items: list[Requirement], formulas: list[Requirement]) -> list[str] 
     return [*body, "self.wait(1)"]
 
 
+BODIES = {"box": "Square(side_length=1.6, color=BLUE, fill_opacity=0.3)", "ball": "Circle(radius=0.7, color=BLUE, fill_opacity=0.3)",
+          "circle": "Circle(radius=0.7, color=BLUE, fill_opacity=0.3)", "square": "Square(side_length=1.6, color=BLUE, fill_opacity=0.3)"}  # fmt: skip
+"""What a force acts on, drawn in the middle."""
+
+
+def forces(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
+    """A body with arrows that point the ways asked from its sides (ending at it when they push it), each with its
+    label or the one formula the sentence gives, the ground under it when named, and the body moving when asked."""
+    bodies = [item for item in items if item.kind == "object" and item.what in BODIES]
+    arrows = [item for item in items if item.kind == "object" and item.what == "arrow" and item.direction]
+    ground = [item for item in items if item.kind == "object" and item.what == "line" and item.other == "ground"]
+    labels = {item.label for item in arrows if item.label}
+    moves = [item for item in items if item.kind == "move" and item.direction]
+    if len(bodies) != 1 or not arrows or len(formulas) > 1 or formulas and len(arrows) > 1:
+        return None
+    if len(bodies) + len(arrows) + len(ground) + len(moves) + sum(item.kind == "text" and item.text in labels for item in items) != len(items):
+        return None
+    body_colour = manim_colour(bodies[0].colour, "BLUE")
+    body = [f"body = {BODIES[bodies[0].what or 'box']}.set_color({body_colour})", "self.play(Create(body))"]
+    if ground:
+        body += ["ground = Line(LEFT * 6, RIGHT * 6, color=GREY).next_to(body, DOWN, buff=0)", "self.play(Create(ground))"]
+    for index, arrow in enumerate(arrows):
+        way = DIRECTIONS[arrow.direction or "right"]
+        colour = manim_colour(arrow.colour, "YELLOW")
+        if "pushing" in arrow.phrase:
+            ends = f"body.get_critical_point(-{way}) - {way} * 2.2, body.get_critical_point(-{way})"
+        else:
+            ends = f"body.get_critical_point({way}), body.get_critical_point({way}) + {way} * 2.2"
+        body.append(f"arrow{index} = Arrow({ends}, buff=0, color={colour}, stroke_width=8)")
+        text = tex_literal(latex(arrow.label)) if arrow.label else tex_literal(_tex(formulas[0])) if formulas else None
+        side = "RIGHT" if arrow.direction in ("up", "down") else "UP"
+        body.append(f"self.play(GrowArrow(arrow{index}))")
+        if text:
+            body += [f"label{index} = MathTex({text}, color={colour}).next_to(arrow{index}, {side}, buff=0.15)", f"self.play(Write(label{index}))"]
+    moved = [name for index in range(len(arrows)) for name in (f"arrow{index}", *([f"label{index}"] if arrows[index].label or formulas else []))]
+    for move in moves:
+        body.append(f"self.play(VGroup(body, {', '.join(moved)}).animate.shift({DIRECTIONS[move.direction or 'right']} * 2.5), run_time=2)")
+    return [*body, "self.wait(1)"]
+
+
+def orbit(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
+    """A dot going once around a circle (of the radius asked), a quarter turn per step so each step is seen."""
+    trace = next((item for item in items if item.kind == "trace" and item.other == "circle" and item.what in ("dot", "ball")), None)
+    objects = [item for item in items if item.kind == "object"]
+    if trace is None or formulas or len(objects) + 1 != len(items) or any(item.what not in ("dot", "ball", "circle") or item.count for item in objects):
+        return None
+    radius = min(trace.high or 2.0, 3.3)
+    colour = manim_colour(next((item.colour for item in objects if item.what in ("dot", "ball")), None), "RED")
+    path = manim_colour(next((item.colour for item in objects if item.what == "circle"), None), "BLUE")
+    plane = ["plane = NumberPlane(background_line_style={'stroke_opacity': 0.4})", "self.play(Create(plane))"] if "origin" in trace.phrase else []
+    body = [
+        *plane,
+        f"path = Circle(radius={radius:g}, color={path})",
+        "centre = Dot(ORIGIN, radius=0.05, color=GREY)",
+        f"mover = Dot(path.point_at_angle(0), radius=0.14, color={colour})",
+        "self.play(Create(path), FadeIn(centre))",
+        "self.play(FadeIn(mover, scale=2))",
+        "for _ in range(4):",
+        "    self.play(Rotate(mover, angle=PI / 2, about_point=ORIGIN), rate_func=linear, run_time=0.8)",
+    ]
+    return [*body, "self.wait(1)"]
+
+
 def tree(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
     """A root above its children, each a labelled circle, joined by lines."""
     shape = next((item for item in items if item.kind == "object" and item.what == "node" and len(item.items) >= 2), None)
@@ -503,7 +582,7 @@ def fraction(items: list[Requirement], formulas: list[Requirement]) -> list[str]
     """A circle or a rectangle in equal parts, some of them shaded (as many as the sum written above it makes)."""
     parts = next((item for item in items if item.kind == "object" and item.what == "part" and item.count), None)
     shaded = next((item for item in items if item.kind == "object" and item.what == "shaded part"), None)
-    whole = [item for item in items if item.kind == "object" and item.what in ("circle", "rectangle", "square")]
+    whole = [item for item in items if item.kind == "object" and item.what in ("circle", "rectangle", "square", "bar")]
     if parts is None or parts.count is None or len(whole) > 1 or len(items) != 1 + (shaded is not None) + len(whole) or len(formulas) > 1:
         return None
     count, filled = parts.count, (shaded.count or 1) if shaded is not None else 0
@@ -528,7 +607,7 @@ def fraction(items: list[Requirement], formulas: list[Requirement]) -> list[str]
             f"                            stroke_color={outline}, stroke_width=3) for index in range({count})]).arrange(RIGHT, buff=0)",
             f"whole = SurroundingRectangle(pieces, buff=0, color={outline})",
         ]
-    body += ["VGroup(whole, pieces).next_to(title, DOWN, buff=0.6)" if formulas else "VGroup(whole, pieces).move_to(ORIGIN)"]
+    body += [f"VGroup(whole, pieces).next_to(title, {_from_title(formulas)}, buff=0.6)" if formulas else "VGroup(whole, pieces).move_to(ORIGIN)"]
     body += ["self.play(Create(whole))", "self.play(Create(pieces), run_time=2)"]
     if filled:
         body += [f"self.play(Indicate(VGroup(*pieces[:{filled}]), color={colour}))"]
@@ -564,7 +643,9 @@ def shapes(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
         room = "5.2" if formulas else "6.5"
         body.append(f"{drawing}.scale_to_fit_height(min({drawing}.height, {room})).scale_to_fit_width(min({drawing}.width, 12))")
         if formulas:
-            body.append(f"{drawing}.next_to(title, DOWN, buff=0.5)")
+            body.append(f"{drawing}.next_to(title, {_from_title(formulas)}, buff=0.5)")
+    if any(change.kind == "move" and change.direction == "down" and " falls" in change.phrase for change in changes):
+        body.append(f"{drawing}.to_edge(UP)")
     body.append(f"self.play({', '.join(f'Create({name})' for name in names)})")
     first = names[0]
     for change in changes:
@@ -590,6 +671,8 @@ def _change(change: Requirement, name: str, objects: list[Requirement]) -> list[
         if change.axis:
             return [f"self.play({name}.animate.stretch({factor:g}, dim={0 if change.axis == 'x' else 1}), run_time=1.5)"]
         return [f"self.play({name}.animate.scale({factor:g}), run_time=1.5)"]
+    if change.kind == "move" and change.direction == "down" and " falls" in change.phrase:
+        return [f"self.play({name}.animate.to_edge(DOWN), rate_func=rate_functions.ease_in_quad, run_time=1.5)"]
     if change.kind == "move" and change.direction:
         return [f"self.play({name}.animate.shift({DIRECTIONS[change.direction]} * 3), run_time=1.5)"]
     if change.kind == "disappear":
@@ -616,7 +699,8 @@ def figure(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
     if body is None:
         return None
     for value in values:
-        body += [f"value = MathTex(r'\\text{{{(value.what or '').capitalize()}}} = {latex(value.text or '')}').next_to(figure, DOWN, buff=1.0)", "self.play(Write(value))"]
+        place = "move_to(figure.get_center_of_mass())" if value.phrase.endswith(" inside it") else "next_to(figure, DOWN, buff=1.0)"
+        body += [f"value = MathTex(r'\\text{{{(value.what or '').capitalize()}}} = {latex(value.text or '')}').{place}", "self.play(Write(value))"]
     return [*body, "self.wait(1)"]
 
 
@@ -629,7 +713,7 @@ def _polygon_figure(shape: Requirement, labels: list[Requirement], segments: lis
     points = ", ".join(f"[{x:.2f}, {y:.2f}, 0]" for x, y in corners)
     body = [*_title(formulas), f"figure = Polygon({points}, color={colour})"]
     if formulas:
-        body.append("figure.next_to(title, DOWN, buff=0.8)")
+        body.append(f"figure.next_to(title, {_from_title(formulas)}, buff=0.8)")
     body.append("self.play(Create(figure))")
     right = shape.what == "triangle" and "right" in shape.phrase
     if right:
@@ -707,7 +791,7 @@ def _circle_figure(labels: list[Requirement], segments: list[str], colour: str, 
         return None
     body = [*_title(formulas), f"figure = circle = Circle(radius=2, color={colour})"]
     if formulas:
-        body.append("circle.next_to(title, DOWN, buff=0.6)")
+        body.append(f"circle.next_to(title, {_from_title(formulas)}, buff=0.6)")
     body += ["centre = Dot(circle.get_center())", "self.play(Create(circle), FadeIn(centre))"]
     for index, part in enumerate(drawn):
         start, end, side = CIRCLE_SEGMENTS[part]
@@ -726,7 +810,10 @@ def matrix(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
     body = [f"matrix{index} = Matrix({item.text})" for index, item in enumerate(written)]
     body.append(f"matrices = VGroup({', '.join(f'matrix{index}' for index in range(len(written)))}).arrange(RIGHT, buff=1)")
     body += ["matrices.scale_to_fit_width(min(matrices.width, 12))", "self.play(Write(matrices))"]
-    if names:
+    determinant = next((item for item in items if item.kind == "text" and item.what == "determinant"), None)
+    if determinant is not None:
+        body += [f"name = MathTex(r'\\det = {latex(determinant.text or '')}').next_to(matrices, RIGHT, buff=0.6)", "self.play(Write(name))"]
+    elif names:
         body += [f"name = Text({names[0]!r}, font_size=40).next_to(matrices, DOWN, buff=0.5)", "self.play(Write(name))"]
     return [*body, "self.wait(1)"]
 
@@ -760,5 +847,5 @@ def _number_text(text: str | None) -> float | None:
 
 
 BLOCKS: tuple[Callable[[list[Requirement], list[Requirement]], list[str] | None], ...] = (
-    number_line, plot, vectors, figure, matrix, bar_chart, tree, boxes, fraction, shapes, formula_steps,
+    number_line, plot, vectors, forces, orbit, figure, matrix, bar_chart, tree, boxes, fraction, shapes, formula_steps,
 )

@@ -27,14 +27,16 @@ IMPLIED = {
     "formula": "becomes become transform transforms transforming into solve solving",
     "range": "from to between axes axis",
     "relation": "left right above below under beside next centre center middle side sides",
-    "move": "move moves moving moved left right up down by hop hops jump jumps back along",
+    "move": "move moves moving moved left right up down by hop hops hopping jump jumps jumping back along count counts counting twos threes fours fives tens ones top bottom speeding accelerating "
+    "fall falls falling drop drops dropping rise rises rising",
     "colour": "turn turns turning becomes become coloured colored color colour",
     "transform": "turn turns turning becomes become transform transforms transforming",
-    "rotate": "rotate rotates rotating turn turns turning degrees degree by",
-    "scale": "by twice its width size stretch stretches height scale scales scaled scaling double doubles doubled grow grows growing shrink shrinks shrinking",
-    "sequence": "array list elements next count counts counting",
-    "order": "sort sorted sorting swap swapping swaps array elements element selection bubble pair pairs list left right side neighbours neighbors adjacent",
-    "trace": "move moves moving moved along",
+    "rotate": "rotate rotates rotating turn turns turning degrees degree by around about center centre own",
+    "scale": "by twice its width size stretch stretches height scale scales scaled scaling double doubles doubled grow grows growing shrink shrinks shrinking longer shorter bigger smaller larger",
+    "sequence": "array list elements next count counts counting below under beneath",
+    "order": "sort sorted sorting swap swapping swaps array elements element selection bubble pair pairs list left right side neighbours neighbors adjacent row smallest largest biggest "
+    "greatest lowest highest ascending descending increasing decreasing order until",
+    "trace": "move moves moving moved along around",
     "tangent": "tangent touches touching line to at",
     "highlight": "highlight highlights highlighted highlighting search searches searching linear binary check checks checked each box boxes found find finds number numbers array list",
     "mark": "mark marks marked point points root roots zero zeros intersection intercepts cross crosses crossing meet meets meeting intersect intersects they it both",
@@ -48,7 +50,8 @@ IMPLIED_BY_WHAT = {
     "area": "region shaded shade",
     "bar": "chart charts height heights tall",
     "stack": "stack push pushes pushed pushing onto pop pops top",
-    "queue": "queue enqueue enter enters entering join joins back front",
+    "queue": "queue enqueue enqueued dequeue dequeued enter enters entering join joins back front",
+    "determinant": "det next beside",
     "linked list": "linked list node nodes arrow arrows between next pointer pointers",
 }
 """Words an object stands for: a shape in equal parts is a fraction."""
@@ -66,7 +69,7 @@ def _spoken_for(checklist: Checklist) -> str:
     return " ".join(
         " ".join(str(value) for value in (item.phrase, item.what, item.text, item.other, item.colour, item.label, *item.items) if value)
         + f" {IMPLIED.get(item.kind, '')} {_count_words(item.count, item.rows)}"
-        + (" vector vectors origin components columns column" if item.what == "arrow" else "")
+        + (" vector vectors origin components columns column add adds adding added tip tail force forces" if item.what == "arrow" else "")
         + f" {IMPLIED_BY_WHAT.get(item.what or '', '')}"
         for item in checklist.requirements
         if item.kind != "look"

@@ -39,10 +39,12 @@ ADJECTIVE = (
 )
 NUMBER = r"-?\d+(?:\.\d+)?(?:\s*π)?|-?π"
 MATH_SIGN = re.compile(r"[=^×÷]|\d[a-z]|\b[a-z]\s*[-+*/]\s*\w|\b(?:sin|cos|tan|ln|log|sqrt)\(")
-FORMULA = re.compile(r"(?<![\w^])((?:[A-Za-z]\w*\s*=\s*)?[-\w().|√π]+(?:\s*[-+×÷*/^=]\s*[-\w().|√π]+)+|(?:sin|cos|tan|ln|log|sqrt)\([a-z]\))")
+FORMULA = re.compile(r"(?<![\w^])((?:[A-Za-z]\w*\s*=\s*)?[-\w().|√π%]+(?:\s*[-+×÷*/^=]\s*[-\w().|√π%]+)+|(?:sin|cos|tan|ln|log|sqrt)\([a-z]\))")
 QUOTED = re.compile(r"""(?<![\w'])'([^'\n]{1,60})'(?![\w'])|"([^"\n]{1,60})"|“([^”\n]{1,60})”""")
 FORMULA_WHOLE = re.compile(r"(.+)")
 """A span of the sentence taken as one formula (see `_joined`)."""
+UNIT = re.compile(r"\s+(N|kg|J|W|V|Hz|cm|km|m/s\^2|m/s|Ω)(?![\w/^])")
+"""A unit written after a formula's last number ("F = 10 N"): part of what is shown."""
 TIMES = re.compile(r"(?<=\d)\s+x\s+(?=\d)")
 """"7 x 8 = 56": an x between two numbers is a times sign."""
 FORMULA_NAME = re.compile(
@@ -171,7 +173,7 @@ def objects(sentence: str) -> list[Requirement]:
             count = (rows or 0) * (_count(table["columns"], MAX_ROWS) or 0) or None
         if count is None and match["shape"].lower() not in SHAPES:
             count = 2 if not re.search(r"\b(?:its|the|each|all|of)\s+$", sentence[: match.start()], re.I) else None
-        colour = colour_word(match["colour"]) if match["colour"] else _colour_after(sentence, match.end())
+        colour = colour_word(match["colour"]) if match["colour"] else _colour_after(sentence, match.end()) or _coloured_later(sentence, match.end())
         noun = match["shape"].lower()
         kinds = " ".join(re.findall(r"\b(?:right|equilateral|isosceles|scalene|regular|unit|dashed)\b", match[0], re.I)).lower()
         words = [str(count) if count and count > 1 else _article(colour or kinds or noun), colour or "", kinds, noun]
@@ -192,6 +194,15 @@ def _is_reference(sentence: str, match: re.Match[str]) -> bool:
     """ "the line y = x" names a plotted line, "the point (0, 1)" a place, "the vector (2, 1)" an arrow another rule reads."""
     after = sentence[match.end() : match.end() + 12]
     return match["shape"].lower() in ("point", "points", "line", "lines", "vector", "vectors") and bool(re.match(r"\s*(?:\(|y\s*=|[a-z]\s*=)", after))
+
+
+def _coloured_later(sentence: str, position: int) -> str | None:
+    """ "Draw a triangle with vertices A, B and C and color it orange": the colour a later "colour it" gives the
+    shape just before it (none when another shape stands between)."""
+    later = re.search(rf"\b(?:colou?r|paint|fill|shade)\s+(?:it|them)\s+(?:in\s+)?({COLOUR})\b", sentence[position:], re.I)
+    if later is None or SHAPE.search(sentence[position : position + later.start()]):
+        return None
+    return colour_word(later[1])
 
 
 def _count(word: str | None, most: float = MAX_COUNT) -> int | None:
@@ -222,6 +233,11 @@ def vectors(sentence: str) -> list[Requirement]:
         for x, y in re.findall(r"\(\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)", match["pairs"]):
             phrase = ("their sum (added tip to tail), " if summed else "") + f"an arrow to ({x}, {y})" + (f" in {colour}" if colour else "")
             found.append(Requirement(kind="object", phrase=phrase, what="arrow", colour=colour, at=[float(x), float(y)]))
+    summed = re.search(r"\btheir\s+sum\b(?!\s*\()", sentence, re.I)
+    if summed and len(found) >= 2 and re.search(r"\btip\s+to\s+tail\b", sentence, re.I) and not any(item.phrase.startswith("their sum") for item in found):
+        x, y = (sum((item.at or [0.0, 0.0])[axis] for item in found) for axis in (0, 1))
+        colour = _colour_after(sentence, summed.end())
+        found.append(Requirement(kind="object", phrase=f"their sum (added tip to tail), an arrow to ({x:g}, {y:g})" + (f" in {colour}" if colour else ""), what="arrow", colour=colour, at=[x, y]))
     if re.search(r"\b(?:x and y|horizontal and vertical)\s+components\b", sentence, re.I) and found:
         found.append(Requirement(kind="object", phrase="its x and y components drawn as dashed lines", what="line", count=2, other="components"))
     columns = re.search(r"\bcolumns\s+of\s+the\s+matrix\s+\[\s*\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*,\s*\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*\]", sentence, re.I)
@@ -241,13 +257,20 @@ def texts(sentence: str) -> list[Requirement]:
     ]
     for match in re.finditer(r"\blabel(?:l?ed|s)?\s+(?:it\s+|them\s+|each\s+\w+\s+|the\s+\w+\s+)?(?P<labels>[^.;]+)", sentence, re.I):
         found += [Requirement(kind="text", phrase=f'the label "{label}" is shown', text=label) for label in _listed(match["labels"])]
-    for match in re.finditer(r"\b(?:root|nodes?|children|child|leaves|array|numbers|keys|list|values|heights?|scores|data|[Ss]ort)\s+(?:of\s+)?(?P<items>(?:-?\d+|[A-Z])(?:\s*,\s*(?:-?\d+|[A-Z]))*(?:,?\s+and\s+(?:-?\d+|[A-Z]))?)\b", sentence):
+    for match in re.finditer(r"\b(?:root|nodes?|children|child|leaves|array|numbers|keys|list|values|heights?|scores|data|[Ss]ort|[Pp]ush|[Ee]nqueue|[Ii]nsert)\s+(?:of\s+)?(?P<items>(?:-?\d+|[A-Z])(?:\s*,\s*(?:-?\d+|[A-Z]))*(?:,?\s+and\s+(?:-?\d+|[A-Z]))?)\b", sentence):
         found += [Requirement(kind="text", phrase=f'"{item}" is shown', text=item) for item in re.findall(r"-?\d+|[A-Z]", match["items"])]
-    for match in re.finditer(r"\b(?:(?:its|the)\s+(?P<noun>value|result|sum|area|perimeter|circumference)|equals?|to get)\s*,?\s*(?:(?:is|of)\s+)?(?P<value>-?\d+(?:\.\d+)?|\(-?\d+,\s*-?\d+\))", sentence, re.I):
+    for match in ARRAY.finditer(sentence):
+        found += [Requirement(kind="text", phrase=f'"{item}" is shown', text=item) for item in re.findall(r"-?\d+", match[1])]
+    for match in re.finditer(r"\b(?:(?:its|the)\s+(?P<noun>value|result|sum|area|perimeter|circumference|determinant)|equals?|to get)\s*,?\s*(?:(?:is|of)\s+)?(?P<value>-?\d+(?:\.\d+)?|\(-?\d+,\s*-?\d+\))", sentence, re.I):
         noun = (match["noun"] or "value").lower()
-        what = noun if noun in ("area", "perimeter", "circumference") else None
-        found.append(Requirement(kind="text", phrase=f"the {noun} {match['value']} is shown", text=match["value"], what=what))
+        what = noun if noun in ("area", "perimeter", "circumference", "determinant") else None
+        inside = re.match(r"\s+inside\b", sentence[match.end() :], re.I)
+        found.append(Requirement(kind="text", phrase=f"the {noun} {match['value']} is shown" + (" inside it" if inside else ""), text=match["value"], what=what))
     return found
+
+
+ARRAY = re.compile(r"(?<!\[)(?<!,)(?<!,\s)\[\s*(-?\d+(?:\s*,\s*-?\d+)+)\s*\](?!\s*(?:,\s*\[|\]))")
+"""A list of numbers in brackets ("the array [7, 2, 9, 4]", "bubble sort on [5, 1, 4, 2]"), not a matrix's row."""
 
 
 def _listed(text: str) -> list[str]:
@@ -280,9 +303,11 @@ def formulas(sentence: str) -> list[Requirement]:
         if MATH_SIGN.search(text) and not re.fullmatch(r"[\d\s,().-]+", text) and not _only_a_place(written, match) and not _plotted(written, match.start()):
             name = FORMULA_NAME.search(written[: match.start()])
             large = re.match(r"[^,.;]{0,20}?\b(big|large|huge)\b", written[match.end() :], re.I)
-            above = re.match(r"\s+(above|over|at the top)\b", written[match.end() :], re.I)
-            size = (f", {large[1].lower()}" if large else "") + (f", {above[1].lower()} the drawing" if above else "")
-            shown.append((text, f"{name[1]}, " if name else "", _colour_after(written, match.end(), size_words=True), size))
+            above = re.match(r"\s+(above|over|at the top|below|under|beneath)\b", written[match.end() :], re.I)
+            middle = re.match(r"\s+in\s+the\s+(?:middle|centre|center)\b", written[match.end() :], re.I)
+            size = (f", {large[1].lower()}" if large else "") + (f", {above[1].lower()} the drawing" if above else "") + (", in the middle" if middle else "")
+            unit = UNIT.match(written, match.end()) if text[-1:].isdigit() else None
+            shown.append((f"{text} {unit[1]}" if unit else text, f"{name[1]}, " if name else "", _colour_after(written, match.end(), size_words=True), size))
     change = re.search(r"\b(?:transform\w*|expand\w*|factor\w*|turn\w*|becom\w*|chang\w*|simplif\w*|rewrit\w*)\b[^.;]*?\binto\b", written, re.I)
     for index, (text, name, colour, size) in enumerate(shown):
         after = shown[index + 1][0] if index + 1 < len(shown) else None
@@ -391,9 +416,12 @@ def curves(sentence: str) -> list[Requirement]:
 
 def areas(sentence: str) -> list[Requirement]:
     """ "Shade the area under y = x", "shade the region between them", "rectangles under the curve"."""
-    if re.search(r"\bshad\w*\b[^.;]*\b(?:area|region)\b", sentence, re.I):
-        return [Requirement(kind="object", phrase="a shaded area under or between the curves", what="area")]
-    return []
+    shade = re.search(r"\bshad\w*\b[^.;]*?\b(?:area|region)\b", sentence, re.I)
+    if shade is None:
+        return []
+    tinted = re.match(rf"[^.;,]*?\bin\s+({COLOUR})\b", sentence[shade.end() :], re.I)
+    colour = colour_word(tinted[1]) if tinted else None
+    return [Requirement(kind="object", phrase="a shaded area under or between the curves" + (f", in {colour}" if colour else ""), what="area", colour=colour)]
 
 
 def moves(sentence: str) -> list[Requirement]:
@@ -406,6 +434,20 @@ def moves(sentence: str) -> list[Requirement]:
             hops = f" in {COUNT_NAMES.get(len(stops) + 1, len(stops) + 1)} hops, stopping at {', '.join(stops)}" if stops else ""
             phrase = f"a dot on the number line moves from {match['low']} to {match['high']}{hops}"
             found.append(Requirement(kind="move", phrase=phrase, what="dot", low=low, high=high, items=stops))
+    for match in re.finditer(rf"\bcount\w*\s+(?:up\s+|down\s+)?(?:by\s+\w+\s+)?from\s+(?P<low>{NUMBER})\s+to\s+(?P<high>{NUMBER})\b", sentence, re.I):
+        low, high = number(match["low"]), number(match["high"])
+        if low is not None and high is not None and re.search(r"\bnumber line\b", sentence, re.I) and not found:
+            stops = _stops(sentence, low, high, counting=True)
+            hops = f" in {COUNT_NAMES.get(len(stops) + 1, len(stops) + 1)} hops, stopping at {', '.join(stops)}" if stops else ""
+            found.append(Requirement(kind="move", phrase=f"a dot counts along the number line from {match['low']} to {match['high']}{hops}", what="dot", low=low, high=high, items=stops))
+    for match in re.finditer(r"\b(?P<verb>fall\w*|drop\w*|sink\w*|ris(?:e|es|ing)|float\w* up)\b", sentence, re.I):
+        subject = SHAPE.search(sentence[: match.start()]) or SHAPE.search(sentence, match.end())
+        what = shape_kind(subject["shape"]) if subject else "object"
+        down = not match["verb"].lower().startswith(("ris", "float"))
+        faster = down and re.search(r"\b(?:speed\w* up|accelerat\w*|faster)\b", sentence, re.I)
+        ends = " from the top to the bottom" if down and re.search(r"\btop\b.*\bbottom\b", sentence, re.I) else ""
+        phrase = f"the {what} {'falls' if down else 'rises'}{ends}" + (", speeding up" if faster else "")
+        found.append(Requirement(kind="move", phrase=phrase, what=what, direction="down" if down else "up"))
     for match in re.finditer(r"\b(?:mov\w*|slid\w*|translat\w*|roll\w*|push\w*|travel\w*|back)\b[^.;]*?\b(?:to the|towards the)\s+(?P<direction>left|right)\b", sentence, re.I):
         subject = re.search(r"\b(square|circle|dot|ball|box|block|car|wheel|triangle|wave)\b", sentence[: match.end()], re.I)
         what = (shape_kind(subject[1]) or subject[1].lower()) if subject else "object"
@@ -413,10 +455,14 @@ def moves(sentence: str) -> list[Requirement]:
     return found
 
 
-def _stops(sentence: str, low: float, high: float) -> list[str]:
-    """Where a dot stops on its way in "two hops of 4", "jumps of 3" or "by 2s": the values between its ends."""
-    hop = re.search(rf"\b(?:in\s+(?:{COUNT_WORD})\s+)?(?:hops|jumps|steps)\s+of\s+(\d+)\b|\bby\s+(\d+)s\b", sentence, re.I)
-    size = float(hop[1] or hop[2]) if hop else 0.0
+SKIPS = {"ones": 1, "twos": 2, "threes": 3, "fours": 4, "fives": 5, "tens": 10}
+
+
+def _stops(sentence: str, low: float, high: float, counting: bool = False) -> list[str]:
+    """Where a dot stops on its way in "two hops of 4", "jumps of 3", "by 2s" or "by twos": the values between its
+    ends (counting, every whole number when no step is named)."""
+    hop = re.search(rf"\b(?:in\s+(?:{COUNT_WORD})\s+)?(?:hops|jumps|steps)\s+of\s+(\d+)\b|\bby\s+(\d+)s\b|\bby\s+({'|'.join(SKIPS)})\b", sentence, re.I)
+    size = float(hop[1] or hop[2] or SKIPS[hop[3].lower()]) if hop else 1.0 if counting else 0.0
     if size <= 0 or size >= abs(high - low) or abs(high - low) / size > 12:
         return []
     direction = 1 if high > low else -1
@@ -481,7 +527,7 @@ def scalings(sentence: str) -> list[Requirement]:
 
 def sequences(sentence: str) -> list[Requirement]:
     """ "the numbers 1 to 5 one after another", "10, 20, 30 and 40 one by one", "one step per line"."""
-    if not SEQUENCE_WORDS.search(sentence):
+    if not SEQUENCE_WORDS.search(sentence) or re.search(r"\bnumber line\b", sentence, re.I) and re.search(r"\b(?:count|mov|jump|hop)\w*", sentence, re.I):
         return []
     listed = re.search(r"(-?\d+(?:\s*,\s*-?\d+)+(?:,?\s*and\s+-?\d+)?)", sentence)
     span = re.search(r"\b(?:from\s+)?(\d+)\s+to\s+(\d+)\b", sentence)
@@ -504,7 +550,8 @@ def orders(sentence: str) -> list[Requirement]:
     if re.search(r"\bfrom left to right\b|\bin a row\b|\bside by side\b", sentence, re.I) and not re.search(r"\bsort|\bswap", sentence, re.I):
         return [Requirement(kind="order", phrase=f"{', '.join(items)} stand side by side, left to right", items=items)]
     if re.search(r"\bsort\w*\b", sentence, re.I):
-        ordered = sorted(items, key=float)
+        descending = re.search(r"\b(?:largest|biggest|greatest|highest)\s+to\s+(?:the\s+)?(?:smallest|lowest)\b|\b(?:descending|decreasing)\b", sentence, re.I)
+        ordered = sorted(items, key=float, reverse=bool(descending))
         return [Requirement(kind="order", phrase=f"at the end the numbers read {', '.join(ordered)} from left to right", items=ordered)]
     if re.search(r"\bswap\w*\s+the\s+first\s+and\s+(?:the\s+)?last\b", sentence, re.I) and len(items) > 1:
         swapped = [items[-1], *items[1:-1], items[0]]
@@ -597,9 +644,16 @@ def parts(sentence: str) -> list[Requirement]:
 def removals(sentence: str) -> list[Requirement]:
     """ "fades out", "disappears", "then pop 3", "the front box leaves"."""
     found = []
-    for match in re.finditer(r"\b(?:fades?\s+out|disappear\w*|vanish\w*|leaves(?!\s+\d)|pop\s+(?P<item>\w+))\b", sentence, re.I):
+    added = re.search(r"\b(?:push\w*|enqueu\w*|insert\w*)\s+(?P<items>(?:-?\d+|(?-i:[A-Z]))(?:\s*,\s*(?:-?\d+|(?-i:[A-Z])))*(?:,?\s+and\s+(?:-?\d+|(?-i:[A-Z])))?)\b", sentence, re.I)
+    waiting = re.findall(r"-?\d+|[A-Z]", added["items"]) if added else []
+    taken = r"(?:the\s+)?(?P<end>top|last|front|first)(?:\s+(?:one|item|element|value|box|number))?|(?P<item>-?\d+|(?-i:[A-Z]))\b"
+    for match in re.finditer(rf"\b(?:fades?\s+out|disappear\w*|vanish\w*|leaves(?!\s+\d)|(?:pop|dequeue)\w*\s+(?:{taken}))", sentence, re.I):
         subject = SHAPE.search(sentence[: match.start()])
-        what = match["item"] or (shape_kind(subject["shape"]) if subject else None)
+        end = (match["end"] or "").lower()
+        item = match["item"] or (waiting[-1] if end in ("top", "last") and waiting else waiting[0] if end in ("front", "first") and waiting else None)
+        if end and item is None:
+            continue
+        what = item or (shape_kind(subject["shape"]) if subject else None)
         found.append(Requirement(kind="disappear", phrase=f"{what or 'the object'} leaves the screen", what=what))
     return found
 
@@ -630,11 +684,13 @@ def tangents(sentence: str) -> list[Requirement]:
     """ "the tangent line to y = sin(x) at x = 0", "a tangent to the parabola y = x^2 at x = 1": the curve and the line."""
     found = []
     pattern = rf"\btangent(?:\s+line)?\s+to\s+(?:the\s+)?(?:curve\s+|graph\s+of\s+|parabola\s+)?(?P<formula>y\s*=\s*[^,;]+?|[a-z]+\(x\))\s+at\s+x\s*=\s*(?P<x>{NUMBER})"
-    for match in re.finditer(pattern, sentence, re.I):
+    plotted = [item.text for item in curves(sentence) if item.what == "curve" and item.text]
+    bare = rf"\btangent(?:\s+line)?\s+at\s+x\s*=\s*(?P<x>{NUMBER})"
+    for match in [*re.finditer(pattern, sentence, re.I), *(re.finditer(bare, sentence, re.I) if len(plotted) == 1 else [])]:
         x = number(match["x"])
         if x is None:
             continue
-        formula = match["formula"].strip()
+        formula = (match.groupdict().get("formula") or plotted[0] or "").strip()
         found.append(Requirement(kind="object", phrase=f"the curve {formula} is drawn", what="curve", text=formula))
         found.append(Requirement(kind="tangent", phrase=f"a tangent line touches it at x = {match['x']}", text=formula, low=x))
     return found
@@ -646,6 +702,13 @@ def traces(sentence: str) -> list[Requirement]:
     along = re.search(r"\b(?P<what>dot|point|ball)\b[^.;]*?\balong\b|\balong\b[^.;]*?\b(?P<later>dot|point)\b", sentence, re.I)
     if along and re.search(r"\b(mov\w*|run\w*|travel\w*|slid\w*)\b", sentence, re.I) and not re.search(r"\bnumber line\b", sentence, re.I):
         found.append(Requirement(kind="trace", phrase="a dot travels along the curve", what="dot", other="curve"))
+    circling = re.search(r"\b(?P<what>dot|point|ball)\b[^.;]*?\b(?:mov\w*|go\w*|travel\w*|run\w*|spin\w*)\s+(?:in\s+a\s+circle|around\s+(?:the\s+origin|an?\s+circle|the\s+circle))", sentence, re.I)
+    if circling:
+        kind = shape_kind(circling["what"]) or "dot"
+        radius = re.search(r"\bcircle\s+(?:of|with)\s+radius\s+(\d+(?:\.\d+)?)\b", sentence, re.I)
+        size = f" of radius {radius[1]}" if radius else ""
+        centre = " around the origin" if re.search(r"\baround\s+the\s+origin\b", sentence, re.I) else ""
+        found.append(Requirement(kind="trace", phrase=f"the {kind} goes around a circle{size}{centre}", what=kind, other="circle", high=float(radius[1]) if radius else None))
     if re.search(r"\borbit\w*\b", sentence, re.I):
         found.append(Requirement(kind="trace", phrase="one body goes around the other in a circle", what="circle", other="circle"))
     return found
@@ -727,7 +790,7 @@ def figure_labels(sentence: str) -> list[Requirement]:
     found = []
     parts = "|".join(sorted(FIGURE_PARTS, key=len, reverse=True))
     pattern = (
-        rf"\b(?:(?:its|the|each|all|with)\s+)*(?P<part>{parts})\s+(?:(?:are|is)\s+)?(?:label(?:l?ed)?\s+|(?:of\s+)?(?=\d))(?P<labels>[^.;]+)"
+        rf"\b(?:(?:its|the|each|all|with)\s+)*(?P<part>{parts})\s+(?:(?:are|is)\s+)?(?:label(?:l?ed)?\s+|(?:of\s+)?(?=\d)|(?-i:(?=[A-Z](?:\s*,|\s+and\b))))(?P<labels>[^.;]+)"
         rf"|\blabel\s+(?:its|the|each|all)\s+(?P<part2>{parts})\s+(?P<labels2>[^.;]+)"
     )
     for match in re.finditer(pattern, sentence, re.I):
@@ -763,6 +826,32 @@ def trees(sentence: str) -> list[Requirement]:
     ]
 
 
+POINTING = re.compile(
+    rf"\b(?:(?P<colour>{COLOUR})\s+)?(?:force\s+)?arrow\b(?P<between>[^.;]{{0,40}}?)\b(?P<verb>pointing|points|pushing|pulling|acting)\s+(?:it\s+|on\s+it\s+)?"
+    r"(?:to\s+the\s+|towards\s+the\s+)?(?P<direction>left|right|up|down)(?:wards?)?\b",
+    re.I,
+)
+
+
+def pointing(sentence: str) -> list[Requirement]:
+    """ "a red arrow pointing right labelled F", "a force arrow pushing it to the right", "an arrow labelled F = 10 N
+    pointing to the right": an arrow that points that way, with its colour and a one-word label."""
+    found = []
+    for match in POINTING.finditer(sentence):
+        colour = colour_word(match["colour"]) if match["colour"] else None
+        named = re.search(r"\blabel(?:l?ed)?\s+([^.;]+)", match["between"] + sentence[match.end() :], re.I)
+        labels = _listed(named[1]) if named else []
+        label = labels[0] if len(labels) == 1 else None
+        direction = match["direction"].lower()
+        pushing = " pushing" if match["verb"].lower() == "pushing" else ""
+        phrase = f"{_article(colour or 'arrow')} {colour + ' ' if colour else ''}arrow{pushing} pointing {direction}" + (f", labelled {label}" if label else "")
+        found.append(Requirement(kind="object", phrase=phrase, what="arrow", colour=colour, direction=direction, label=label))  # type: ignore[arg-type]
+    ground = re.search(r"\bon\s+(?:a|the)\s+(?:flat\s+)?(?P<ground>surface|ground|floor|table)\b", sentence, re.I)
+    if found and ground:
+        found.append(Requirement(kind="object", phrase=f"the {ground['ground'].lower()} drawn as a line under it", what="line", other="ground"))
+    return found
+
+
 CONTAINERS = {"stack": "a stack: boxes piled from the bottom up", "queue": "a queue: boxes in a row, joining at the back",
               "linked list": "a linked list: boxes joined by arrows"}  # fmt: skip
 
@@ -773,6 +862,6 @@ def containers(sentence: str) -> list[Requirement]:
 
 
 RULES: tuple[Callable[[str], list[Requirement]], ...] = (
-    objects, parts, vectors, matrices, containers, trees, curves, areas, texts, figure_labels, figure_segments, highlights, equation_steps, times_table, formulas, ranges, moves, colour_changes, transforms, rotations,
+    objects, parts, vectors, pointing, matrices, containers, trees, curves, areas, texts, figure_labels, figure_segments, highlights, equation_steps, times_table, formulas, ranges, moves, colour_changes, transforms, rotations,
     scalings, sequences, orders, removals, relations, marks, tangents, traces,
 )  # fmt: skip

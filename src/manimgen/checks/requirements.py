@@ -30,7 +30,8 @@ class Requirement(BaseModel):
     """One item of a checklist. `phrase` is how it reads to a person; the other fields are what a check reads.
 
     - object: `what` (a shape word: circle, square, dot, arrow, number line, axes, curve, area, ...), `count` (in `rows`
-      rows when a grid or rows are asked), `colour`, `label`, for an arrow or a dot the values `at` (x, y) it points to or sits at, for a curve its formula `text`
+      rows when a grid or rows are asked), `colour`, `label`, for an arrow or a dot the values `at` (x, y) it points to or sits at, for an arrow the
+      `direction` it points, for a curve its formula `text`
     - text / formula: `text` shown on screen (a formula as typeset maths, not plain text); `other` a formula it
       becomes (a formula transformed into another)
     - range: the `axis` ("x", "y") of `what` spans `low` to `high`
@@ -41,7 +42,7 @@ class Requirement(BaseModel):
     - sequence: the `items` (texts, numbers or objects) appear one after another, in order
     - order: at the end the `items` read from left to right in that order (a sorted array, a swap)
     - update: a number shown next to `what` changes as it moves, ending at `high` when given
-    - trace: `what` travels along `other` (a curve or a circle)
+    - trace: `what` travels along `other` (a curve or a circle, of radius `high` when given)
     - mark: `count` dots (at least one) mark where a drawn curve crosses `other`: "x-axis", or "curve" (where two curves cross)
     - tangent: a straight line touching the drawn curve `text` at x = `low`, along it there
     - highlight: the `items` (texts on screen) are picked out one after another, in order: a box or the text turns

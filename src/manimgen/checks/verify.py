@@ -201,6 +201,8 @@ def _narrowed(requirement: Requirement, snapshot: Snapshot, test: Callable[[Entr
         stages.append([entry for entry in stages[-1] if any(is_colour(colour, requirement.colour) for colour in entry.colours())])
     if requirement.at is not None:
         stages.append([entry for entry in stages[-1] if _points_at(entry, requirement.at, snapshot)])
+    if requirement.direction is not None:
+        stages.append([entry for entry in stages[-1] if _points_way(entry, requirement.direction)])
     if requirement.label is not None:
         stages.append([entry for entry in stages[-1] if _labelled(entry, requirement.label, snapshot)])
     return stages
@@ -208,7 +210,7 @@ def _narrowed(requirement: Requirement, snapshot: Snapshot, test: Callable[[Entr
 
 def _object_miss(requirement: Requirement, timeline: Timeline, test: Callable[[Entry], bool], best: int) -> str:
     """Name the first filter that no moment passes: the kind, then the colour, the place, the label, the count."""
-    reached = [0] * (1 + bool(requirement.colour) + (requirement.at is not None) + (requirement.label is not None))
+    reached = [0] * (1 + bool(requirement.colour) + (requirement.at is not None) + (requirement.direction is not None) + (requirement.label is not None))
     colours: set[str] = set()
     for snapshot in timeline:
         stages = _narrowed(requirement, snapshot, test)
@@ -228,6 +230,10 @@ def _object_miss(requirement: Requirement, timeline: Timeline, test: Callable[[E
             colour = f"{requirement.colour} " if requirement.colour else ""
             return f"no {colour}{requirement.what} points to ({requirement.at[0]:g}, {requirement.at[1]:g})"
         stage += 1
+    if requirement.direction is not None:
+        if not reached[stage]:
+            return f"no {requirement.what} points {requirement.direction}"
+        stage += 1
     if requirement.label is not None and not reached[stage]:
         return f"the {requirement.what} has no label {requirement.label!r} next to it"
     return f"at most {best or reached[0]} {requirement.what}(s) at once, where {requirement.count} are asked (piled copies count once)"
@@ -240,6 +246,15 @@ def _points_at(entry: Entry, at: list[float], snapshot: Snapshot) -> bool:
     frame = _values_frame(snapshot)
     values = frame.values_at(tip) if frame is not None else tip
     return values is not None and math.dist(values, at) <= VALUE_TOLERANCE
+
+
+def _points_way(entry: Entry, direction: str) -> bool:
+    """Whether an arrow (or line) runs mostly `direction`, start to end."""
+    if entry.start is None or entry.end is None:
+        return False
+    dx, dy = entry.end[0] - entry.start[0], entry.end[1] - entry.start[1]
+    ux, uy = {"right": (1, 0), "left": (-1, 0), "up": (0, 1), "down": (0, -1)}[direction]
+    return dx * ux + dy * uy >= 0.8 * math.hypot(dx, dy) > 0
 
 
 def _labelled(entry: Entry, label: str, snapshot: Snapshot) -> bool:
