@@ -65,6 +65,10 @@ BUILT = [
     "Show the matrix [[2, 0], [0, 3]] and write its determinant 6 next to it.",
     "Show the array [7, 2, 9, 4] and highlight the largest value in red.",
     "Draw a triangle with vertices A, B and C and color it orange.",
+    "Reflect a red triangle across the y-axis.",
+    "Plot velocity against time as the line v = 2t from t = 0 to t = 5.",
+    "Write the integral of 2x from 0 to 3 and its value, 9.",
+    "Draw three circles of different colours in a row.",
 ]
 
 

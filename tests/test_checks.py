@@ -255,6 +255,15 @@ class A(Scene):
         arrow = Arrow(box.get_left(), box.get_left() + LEFT * 2, buff=0, color=RED)
         self.play(Create(box), GrowArrow(arrow), Write(MathTex("F").next_to(arrow, UP)))
 """,
+    "mirrored across y": """from manim import *
+class A(Scene):
+    def construct(self):
+        plane = NumberPlane()
+        shape = Triangle(color=RED).move_to([2.5, 1.5, 0])
+        self.play(Create(plane), Create(shape))
+        image = shape.copy()
+        self.play(image.animate.flip(UP, about_point=ORIGIN))
+""",
     "diagonals behind a background": """from manim import *
 class A(Scene):
     def construct(self):
@@ -468,3 +477,19 @@ def test_arrays_containers_counting_falls_and_forces_are_read() -> None:
     assert (orbit.other, orbit.high) == ("circle", 2.0)
     for sentence in ("Show a ball falling from the top of the screen to the bottom while speeding up.", "Enqueue A, B and C into a queue and then dequeue A."):
         assert unread(extract(sentence)) == [], sentence
+
+
+def test_a_reflection_is_a_mirror_image_across_the_axis_asked(timelines: dict[str, Timeline]) -> None:
+    assert statuses("Reflect a red triangle across the y-axis.", timelines["mirrored across y"]) == ["held", "held"]
+    across_x = check(extract("Reflect a red triangle across the x-axis."), timelines["mirrored across y"]).verdicts[-1]
+    assert across_x.status == "failed" and across_x.seen == "no triangle ever stands mirrored across the x-axis from where one stood"
+
+
+def test_formulas_said_in_words_and_graphs_of_time_are_read() -> None:
+    assert kinds("Write the integral of x^2 from 0 to 3 equals 9.")[-1] == ("formula", "∫_0^3 x^2 dx = 9")
+    assert kinds("Write the derivative of x^3, which is 3x^2.") == [("formula", "d/dx x^3 = 3x^2")]
+    graph = extract("Plot velocity against time as the line v = 2t from t = 0 to t = 5.").requirements
+    assert ("curve", "v = 2t") in [(item.what, item.text) for item in graph]
+    assert [(item.low, item.high) for item in graph if item.kind == "range"] == [(0.0, 5.0)]
+    assert [item.text for item in graph if item.what == "axis"] == ["velocity", "time"]
+    assert unread(extract("Plot velocity against time as the line v = 2t from t = 0 to t = 5.")) == []

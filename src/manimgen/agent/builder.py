@@ -146,14 +146,15 @@ def number_line(items: list[Requirement], formulas: list[Requirement]) -> list[s
 
 def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
     curves = [item for item in items if item.kind == "object" and item.what == "curve" and item.text]
-    if not curves or not _only(items, {"object", "range", "trace", "mark", "tangent"}) or formulas and not all(item.label for item in curves):
+    names = [item.text for item in items if item.kind == "text" and item.what == "axis" and item.text]
+    if not curves or not _only([item for item in items if item.what != "axis"], {"object", "range", "trace", "mark", "tangent"}) or formulas and not all(item.label for item in curves):
         return None
     if any(item.kind == "object" and item.what not in ("curve", "axes", "area", "dot", "line") for item in items):
         return None
     if sum(item.kind == "object" and item.what == "line" for item in items) > len(curves):
         return None
     try:
-        parsed = [parse(item.text or "") for item in curves]
+        parsed = [parse(_of_x(item.text or "")) for item in curves]
     except NotAFormula:
         return None
     span = next((item for item in items if item.kind == "range" and item.what in ("axes", "curve")), None) or next(
@@ -172,6 +173,8 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
         '            x_length=9, y_length=5.5, axis_config={"include_numbers": True, "font_size": 24}).to_edge(DOWN)',
         "self.play(Create(axes))",
     ]
+    if len(names) == 2:
+        body += [f"names = axes.get_axis_labels(x_label=Text({names[1]!r}, font_size=28), y_label=Text({names[0]!r}, font_size=28))", "self.play(Write(names))"]
     colours = ["BLUE", "RED", "GREEN", "YELLOW"]
     for index, (item, expression) in enumerate(zip(curves, parsed)):
         colour = manim_colour(item.colour, colours[index % len(colours)])
@@ -179,7 +182,8 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
         body.append(f"curve{index} = axes.plot(lambda x: {expression.python}, x_range=[{start:g}, {end:g}], color={colour})")
         body.append(f"self.play(Create(curve{index}), run_time=2)")
         if item.label:
-            body.append(f"label{index} = axes.get_graph_label(curve{index}, label=MathTex({tex_literal('y = ' + expression.latex)}), x_val={x_low + 0.8 * (x_high - x_low):g})")
+            written = latex(item.text or "") if _of_x(item.text or "") != item.text else "y = " + expression.latex
+            body.append(f"label{index} = axes.get_graph_label(curve{index}, label=MathTex({tex_literal(written)}), x_val={x_low + 0.8 * (x_high - x_low):g})")
             body.append(f"self.play(Write(label{index}))")
     area = next((item for item in items if item.kind == "range" and item.what == "area"), None)
     shade = manim_colour(next((item.colour for item in items if item.kind == "object" and item.what == "area"), None), "GREEN")
@@ -221,6 +225,12 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
                 f"self.play(FadeIn(crossing{index}, scale=2), Write(coordinates{index}))",
             ]
     return [*body, "self.wait(1)"]
+
+
+def _of_x(text: str) -> str:
+    """A formula of time ("v = 2t", "x = 3t") as the `y = …` of x the plot block draws; any other formula unchanged."""
+    timed = re.fullmatch(r"\s*[a-z]\s*=\s*(?P<body>[^x]*\bt\b[^x]*|[^x]*\dt\b[^x]*)", text)
+    return "y = " + re.sub(r"(?<=\d)t\b|\bt\b", "x", timed["body"]) if timed else text
 
 
 def _crossings(python: str, other: str, low: float, high: float) -> list[tuple[float, float]]:
@@ -319,7 +329,9 @@ def _step(low: float, high: float) -> float:
 
 
 def formula_steps(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
-    if not formulas or not _only(items, {"sequence"}):
+    """Formulas one after another down the screen (a value the sentence names is shown inside one), or one becoming another."""
+    inside = [item for item in items if item.kind == "text" and item.text and any(item.text in (formula.text or "") for formula in formulas)]
+    if not formulas or not _only([item for item in items if item not in inside], {"sequence"}):
         return None
     turned = [item for item in formulas if item.other]
     if turned:
@@ -616,8 +628,11 @@ def fraction(items: list[Requirement], formulas: list[Requirement]) -> list[str]
 
 def shapes(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
     objects = [item for item in items if item.kind == "object"]
-    changes = [item for item in items if item.kind in ("transform", "colour", "rotate", "scale", "move", "disappear")]
-    if not objects or not _only(items, {"object", "transform", "colour", "rotate", "scale", "move", "disappear", "relation"}):
+    changes = [item for item in items if item.kind in ("transform", "colour", "rotate", "scale", "move", "disappear", "reflect")]
+    if not objects or not _only(items, {"object", "transform", "colour", "rotate", "scale", "move", "disappear", "relation", "reflect"}):
+        return None
+    mirrors = [item for item in changes if item.kind == "reflect"]
+    if mirrors and (len(objects) != 1 or (objects[0].count or 1) > 1 or len(changes) > 1 or formulas):
         return None
     if any(item.what not in SHAPE_CODE or (item.count or 1) > MOST_SHAPES for item in objects) or len(formulas) > 1:
         return None
@@ -627,10 +642,15 @@ def shapes(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
     if not drawn:
         return None
     body = [*_title(formulas)]
+    if mirrors:
+        body += ["plane = NumberPlane(background_line_style={'stroke_opacity': 0.4})", "self.play(Create(plane))"]
     names = []
     for index, item in enumerate(drawn):
         code = SHAPE_CODE[item.what or ""].format(colour=manim_colour(item.colour, "BLUE"))
-        if (item.count or 1) > 1:
+        if 1 < (item.count or 1) <= len(ARROW_COLOURS) and "in different colours" in item.phrase:
+            varied = SHAPE_CODE[item.what or ""].format(colour="colour")
+            body.append(f"shape{index} = VGroup(*[{varied} for colour in {list(ARROW_COLOURS[: item.count or 1])!r}]).arrange(RIGHT, buff=0.5)".replace("'", ""))
+        elif (item.count or 1) > 1:
             body.append(f"shape{index} = VGroup(*[{code} for _ in range({item.count})]).arrange_in_grid(rows={item.rows or _rows(item.count or 1)}, buff=0.4)")
         else:
             body.append(f"shape{index} = {code}")
@@ -646,6 +666,8 @@ def shapes(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
             body.append(f"{drawing}.next_to(title, {_from_title(formulas)}, buff=0.5)")
     if any(change.kind == "move" and change.direction == "down" and " falls" in change.phrase for change in changes):
         body.append(f"{drawing}.to_edge(UP)")
+    if mirrors:
+        body.append(f"{drawing}.move_to([2.5, 1.5, 0])")
     body.append(f"self.play({', '.join(f'Create({name})' for name in names)})")
     first = names[0]
     for change in changes:
@@ -677,6 +699,9 @@ def _change(change: Requirement, name: str, objects: list[Requirement]) -> list[
         return [f"self.play({name}.animate.shift({DIRECTIONS[change.direction]} * 3), run_time=1.5)"]
     if change.kind == "disappear":
         return [f"self.play(FadeOut({name}))"]
+    if change.kind == "reflect":
+        axis = "UP" if change.other == "y-axis" else "RIGHT"
+        return [f"image = {name}.copy().set_fill(opacity=0.4)", f"self.play(image.animate.flip({axis}, about_point=ORIGIN), run_time=2)"]
     return []
 
 

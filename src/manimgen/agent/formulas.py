@@ -145,7 +145,7 @@ class _Parser:
 
 def latex(text: str) -> str:
     """A formula as the sentence writes it (`3 × 4 = 12`, `x^2 - 9`, `F = ma`, `sqrt(x)`) as LaTeX for MathTex."""
-    converted = text.replace("×", r"\times ").replace("÷", r"\div ").replace("·", r"\cdot ").replace("±", r"\pm ").replace("π", r"\pi ")
+    converted = text.replace("∫", r"\int").replace("d/dx ", r"\frac{d}{dx} ").replace(" dx", r"\,dx").replace("×", r"\times ").replace("÷", r"\div ").replace("·", r"\cdot ").replace("±", r"\pm ").replace("π", r"\pi ")
     converted = re.sub(r"\bsqrt\(([^()]*)\)", r"\\sqrt{\1}", converted)
     converted = re.sub(r"\^(\w+|\([^()]*\))", lambda match: "^{" + match[1].strip("()") + "}", converted)
     converted = re.sub(r"\b(sin|cos|tan|ln|log)\b", r"\\\1", converted)

@@ -24,7 +24,7 @@ FILLER = set(
 IMPLIED = {
     "object": "label labelled labeled labels coloured colored color colour rows row columns grid",
     "text": "label labelled labeled labels",
-    "formula": "becomes become transform transforms transforming into solve solving",
+    "formula": "becomes become transform transforms transforming into solve solving integral derivative definite which equals",
     "range": "from to between axes axis",
     "relation": "left right above below under beside next centre center middle side sides",
     "move": "move moves moving moved left right up down by hop hops hopping jump jumps jumping back along count counts counting twos threes fours fives tens ones top bottom speeding accelerating "
@@ -32,6 +32,7 @@ IMPLIED = {
     "colour": "turn turns turning becomes become coloured colored color colour",
     "transform": "turn turns turning becomes become transform transforms transforming",
     "rotate": "rotate rotates rotating turn turns turning degrees degree by around about center centre own",
+    "reflect": "reflect reflects reflected reflecting reflection mirror mirrored flip flipped across over about axis image",
     "scale": "by twice its width size stretch stretches height scale scales scaled scaling double doubles doubled grow grows growing shrink shrinks shrinking longer shorter bigger smaller larger",
     "sequence": "array list elements next count counts counting below under beneath",
     "order": "sort sorted sorting swap swapping swaps array elements element selection bubble pair pairs list left right side neighbours neighbors adjacent row smallest largest biggest "

@@ -176,7 +176,8 @@ def objects(sentence: str) -> list[Requirement]:
         colour = colour_word(match["colour"]) if match["colour"] else _colour_after(sentence, match.end()) or _coloured_later(sentence, match.end())
         noun = match["shape"].lower()
         kinds = " ".join(re.findall(r"\b(?:right|equilateral|isosceles|scalene|regular|unit|dashed)\b", match[0], re.I)).lower()
-        words = [str(count) if count and count > 1 else _article(colour or kinds or noun), colour or "", kinds, noun]
+        varied = count and count > 1 and re.match(r"\s+(?:of|in)\s+different\s+colou?rs\b", sentence[match.end() :], re.I)
+        words = [str(count) if count and count > 1 else _article(colour or kinds or noun), colour or "", kinds, noun, "in different colours" if varied else ""]
         found.append(
             Requirement(
                 kind="object",
@@ -296,18 +297,24 @@ def formulas(sentence: str) -> list[Requirement]:
         return found
     shown: list[tuple[str, str, str | None, str]] = []
     written = TIMES.sub(" × ", sentence)
-    for match in _joined(FORMULA.finditer(written), written):
-        text = re.sub(r"^[A-Za-z]{3,}\s+(?=-\s*\w)", "", match[1].strip(" .,"))  # "Solve -x + 2 = 5": a word, then a minus sign
-        if re.fullmatch(r"[xyz]-axis", text, re.I) or not _balanced(text):
-            continue
-        if MATH_SIGN.search(text) and not re.fullmatch(r"[\d\s,().-]+", text) and not _only_a_place(written, match) and not _plotted(written, match.start()):
-            name = FORMULA_NAME.search(written[: match.start()])
-            large = re.match(r"[^,.;]{0,20}?\b(big|large|huge)\b", written[match.end() :], re.I)
-            above = re.match(r"\s+(above|over|at the top|below|under|beneath)\b", written[match.end() :], re.I)
-            middle = re.match(r"\s+in\s+the\s+(?:middle|centre|center)\b", written[match.end() :], re.I)
-            size = (f", {large[1].lower()}" if large else "") + (f", {above[1].lower()} the drawing" if above else "") + (", in the middle" if middle else "")
-            unit = UNIT.match(written, match.end()) if text[-1:].isdigit() else None
-            shown.append((f"{text} {unit[1]}" if unit else text, f"{name[1]}, " if name else "", _colour_after(written, match.end(), size_words=True), size))
+    worded = _worded(written)
+    pieces = [(match.start(), match.end(), match) for match in _joined(FORMULA.finditer(written), written) if not any(start <= match.start() < end for start, end, _ in worded)]
+    for start, end, piece in sorted([*pieces, *worded], key=lambda found: found[0]):
+        if isinstance(piece, str):
+            text = piece
+        else:
+            text = re.sub(r"^[A-Za-z]{3,}\s+(?=-\s*\w)", "", piece[1].strip(" .,"))  # "Solve -x + 2 = 5": a word, then a minus sign
+            if re.fullmatch(r"[xyz]-axis", text, re.I) or not _balanced(text):
+                continue
+            if not MATH_SIGN.search(text) or re.fullmatch(r"[\d\s,().-]+", text) or _only_a_place(written, piece) or _plotted(written, start):
+                continue
+        name = FORMULA_NAME.search(written[:start])
+        large = re.match(r"[^,.;]{0,20}?\b(big|large|huge)\b", written[end:], re.I)
+        above = re.match(r"\s+(above|over|at the top|below|under|beneath)\b", written[end:], re.I)
+        middle = re.match(r"\s+in\s+the\s+(?:middle|centre|center)\b", written[end:], re.I)
+        size = (f", {large[1].lower()}" if large else "") + (f", {above[1].lower()} the drawing" if above else "") + (", in the middle" if middle else "")
+        unit = UNIT.match(written, end) if text[-1:].isdigit() else None
+        shown.append((f"{text} {unit[1]}" if unit else text, f"{name[1]}, " if name else "", _colour_after(written, end, size_words=True), size))
     change = re.search(r"\b(?:transform\w*|expand\w*|factor\w*|turn\w*|becom\w*|chang\w*|simplif\w*|rewrit\w*)\b[^.;]*?\binto\b", written, re.I)
     for index, (text, name, colour, size) in enumerate(shown):
         after = shown[index + 1][0] if index + 1 < len(shown) else None
@@ -316,6 +323,28 @@ def formulas(sentence: str) -> list[Requirement]:
             found.append(Requirement(kind="formula", phrase=f"{change[0].split()[0].lower()}: the formula {text} becomes {into}", text=text, other=into))
         tinted = f", in {colour}" if colour else ""
         found.append(Requirement(kind="formula", phrase=f"{name}the formula {text} is shown as typeset maths{tinted}{size}", text=text, colour=colour))
+    return found
+
+
+WORDED = (
+    re.compile(
+        rf"\b(?:definite\s+)?integral\s+of\s+(?P<f>[^,;]+?)\s+from\s+(?P<a>{NUMBER})\s+to\s+(?P<b>{NUMBER})"
+        r"(?:\s*,?\s*(?:and\s+its\s+value\s*,?|(?:which\s+)?(?:equals|is)|=)\s*(?P<v>-?\d+(?:\.\d+)?(?:/\d+)?)\b)?",
+        re.I,
+    ),
+    re.compile(r"\bderivative\s+of\s+(?P<f>[^,;]+?)\s*,?\s+(?:which\s+)?(?:is|equals|=)\s+(?P<g>[^,;.]+?)(?=\s+(?:and|by|on|with|then|as)\b|[,.;]|$)", re.I),
+)
+"""Formulas a sentence says in words: "the integral of 2x from 0 to 3 and its value, 9", "the derivative of x^3, which is 3x^2"."""
+
+
+def _worded(sentence: str) -> list[tuple[int, int, str]]:
+    """Where a formula said in words stands in the sentence, and the formula it says (`∫_0^3 2x dx = 9`, `d/dx x^3 = 3x^2`)."""
+    found = []
+    for match in WORDED[0].finditer(sentence):
+        value = f" = {match['v']}" if match["v"] else ""
+        found.append((match.start(), match.end(), f"∫_{match['a']}^{match['b']} {match['f'].strip()} dx{value}"))
+    for match in WORDED[1].finditer(sentence):
+        found.append((match.start(), match.end(), f"d/dx {match['f'].strip()} = {match['g'].strip()}"))
     return found
 
 
@@ -414,6 +443,30 @@ def curves(sentence: str) -> list[Requirement]:
     return found
 
 
+TIME_FORMULA = re.compile(
+    r"\b(?:line|curve|graph|plot)\s+(?:of\s+)?(?P<formula>(?P<name>[a-z])\s*=\s*(?P<body>[-\d.+*/^() ]*\bt\b[-\d.+*/^() t]*|[-\d.+*/^() ]*\dt\b[-\d.+*/^() t]*))"
+    r"(?=\s+(?:from|for|between|in)\b|[,.;]|$)",
+    re.I,
+)
+AGAINST = re.compile(r"\b(?P<up>[a-z]+)\s+(?:against|versus|vs\.?)\s+(?P<across>[a-z]+)\b", re.I)
+
+
+def time_graphs(sentence: str) -> list[Requirement]:
+    """ "Plot velocity against time as the line v = 2t from t = 0 to t = 5": a curve of t drawn over the range of t
+    asked, and the axes named as the sentence names them."""
+    found = []
+    for match in TIME_FORMULA.finditer(sentence):
+        formula = re.sub(r"\s+", " ", match["formula"].strip())
+        found.append(Requirement(kind="object", phrase=f"the graph of {formula} is drawn", what="curve", text=formula))
+        span = re.search(rf"\bfrom\s+t\s*=\s*(?P<low>{NUMBER})\s+to\s+t\s*=\s*(?P<high>{NUMBER})", sentence, re.I)
+        if span and number(span["low"]) is not None and number(span["high"]) is not None:
+            found.append(Requirement(kind="range", phrase=f"the graph spans t = {span['low']} to t = {span['high']}", what="curve", axis="x", low=number(span["low"]), high=number(span["high"])))
+    named = AGAINST.search(sentence)
+    if found and named:
+        found += [Requirement(kind="text", phrase=f"the {axis} axis is named {name.lower()} ({named['up'].lower()} against {named['across'].lower()})", what="axis", text=name.lower()) for axis, name in (("vertical", named["up"]), ("horizontal", named["across"]))]
+    return found
+
+
 def areas(sentence: str) -> list[Requirement]:
     """ "Shade the area under y = x", "shade the region between them", "rectangles under the curve"."""
     shade = re.search(r"\bshad\w*\b[^.;]*?\b(?:area|region)\b", sentence, re.I)
@@ -504,6 +557,17 @@ def rotations(sentence: str) -> list[Requirement]:
         subject = SHAPE.search(sentence[: match.end()])
         what = shape_kind(subject["shape"]) if subject else None
         found.append(Requirement(kind="rotate", phrase=f"the {what or 'object'} turns by {match['degrees']}°", what=what, degrees=float(match["degrees"])))
+    return found
+
+
+def reflections(sentence: str) -> list[Requirement]:
+    """ "Reflect a red triangle across the y-axis", "reflect it in the x-axis": the shape mirrored across that axis."""
+    found = []
+    for match in re.finditer(r"\b(?:reflect\w*|mirror\w*|flip\w*)\b[^.;]*?\b(?:across|over|in|about)\s+the\s+(?P<axis>[xy])-axis\b", sentence, re.I):
+        subject = SHAPE.search(sentence[: match.end()])
+        what = shape_kind(subject["shape"]) if subject else None
+        axis = f"{match['axis'].lower()}-axis"
+        found.append(Requirement(kind="reflect", phrase=f"the {what or 'shape'} is mirrored across the {axis}", what=what, other=axis))
     return found
 
 
@@ -862,6 +926,6 @@ def containers(sentence: str) -> list[Requirement]:
 
 
 RULES: tuple[Callable[[str], list[Requirement]], ...] = (
-    objects, parts, vectors, pointing, matrices, containers, trees, curves, areas, texts, figure_labels, figure_segments, highlights, equation_steps, times_table, formulas, ranges, moves, colour_changes, transforms, rotations,
-    scalings, sequences, orders, removals, relations, marks, tangents, traces,
+    objects, parts, vectors, pointing, matrices, containers, trees, curves, time_graphs, areas, texts, figure_labels, figure_segments, highlights, equation_steps, times_table, formulas, ranges, moves, colour_changes, transforms, rotations,
+    reflections, scalings, sequences, orders, removals, relations, marks, tangents, traces,
 )  # fmt: skip

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 Kind = Literal[
     "object", "text", "formula", "range", "relation", "move", "colour", "transform", "rotate", "scale", "sequence", "order",
-    "disappear", "update", "trace", "mark", "tangent", "highlight", "look",
+    "disappear", "update", "trace", "mark", "tangent", "highlight", "reflect", "look",
 ]  # fmt: skip
 Relation = Literal["above", "below", "left of", "right of", "inside", "next to"]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
@@ -47,6 +47,7 @@ class Requirement(BaseModel):
     - tangent: a straight line touching the drawn curve `text` at x = `low`, along it there
     - highlight: the `items` (texts on screen) are picked out one after another, in order: a box or the text turns
       `colour` (any new colour when none is given), a frame appears around it, or it is flashed
+    - reflect: `what` (or a copy of it) ends up mirrored across `other` ("x-axis" or "y-axis")
     - look: a clause of the sentence (`text`) no other item reads; no check decides it, a person looks for it
     """
 

@@ -717,6 +717,28 @@ def _related(a: Entry, b: Entry, relation: str) -> bool:
     return {"above": dy > 0.2, "below": dy < -0.2, "left of": dx < -0.2, "right of": dx > 0.2}[relation]
 
 
+@checks("reflect")
+def _reflect(requirement: Requirement, timeline: Timeline) -> Verdict:
+    test = matcher(requirement.what) or (lambda entry: not entry.is_text and entry.kind not in AXES_CLASSES and entry.box is not None)
+    flip = (-1, 1) if requirement.other == "y-axis" else (1, -1)
+    away = 0 if requirement.other == "y-axis" else 1
+    seen: list[Point] = []
+    for snapshot in timeline:
+        frame = _values_frame(snapshot)
+        places = [place for entry in snapshot.visible() if test(entry) and entry.centre is not None and (place := _in_values(entry.centre, frame)) is not None]
+        for place in places:
+            mirrored = (place[0] * flip[0], place[1] * flip[1])
+            if any(abs(earlier[away]) > 0.3 and math.dist(earlier, mirrored) <= 2 * VALUE_TOLERANCE for earlier in seen):
+                return _held(requirement, f"a {requirement.what or 'shape'} at ({place[0]:.2f}, {place[1]:.2f}) mirrors one shown before, across the {requirement.other}")
+        seen += places
+    return _failed(requirement, f"no {requirement.what or 'shape'} ever stands mirrored across the {requirement.other} from where one stood")
+
+
+def _in_values(point: Point, frame: Entry | None) -> Point | None:
+    """A scene point as the values of the snapshot's axes or plane, or as it is when there are none."""
+    return frame.values_at(point) if frame is not None else point
+
+
 @checks("update")
 def _update(requirement: Requirement, timeline: Timeline) -> Verdict:
     values: dict[str, list[float]] = {}
