@@ -69,6 +69,15 @@ BUILT = [
     "Plot velocity against time as the line v = 2t from t = 0 to t = 5.",
     "Write the integral of 2x from 0 to 3 and its value, 9.",
     "Draw three circles of different colours in a row.",
+    "Write the derivative of sin(x) is cos(x) and plot both curves on the same axes.",
+    "Draw a right triangle with legs 6 and 8 and hypotenuse 10, labelling each side.",
+    "Draw a circle with its diameter labelled d = 6.",
+    "Turn a red square into a blue circle.",
+    "Draw the vectors (2, 3) and (-1, 2) from the origin in green and orange.",
+    "Show a red ball rising from the bottom of the screen to the top.",
+    "Show a blue ball moving to the left across the screen.",
+    "Write the slope formula m = (y2 - y1)/(x2 - x1) in blue.",
+    "Count backwards from 20 to 0 by fives on a number line.",
 ]
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from manimgen.agent.formulas import latex
 from manimgen.checks import Checklist, Requirement, Timeline, check, extract, load_checklist
 from manimgen.checks.colours import is_colour
 from manimgen.checks.coverage import unread
@@ -493,3 +494,8 @@ def test_formulas_said_in_words_and_graphs_of_time_are_read() -> None:
     assert [(item.low, item.high) for item in graph if item.kind == "range"] == [(0.0, 5.0)]
     assert [item.text for item in graph if item.what == "axis"] == ["velocity", "time"]
     assert unread(extract("Plot velocity against time as the line v = 2t from t = 0 to t = 5.")) == []
+    assert ("text", "hypotenuse", "10") in kinds("Draw a right triangle with legs 6 and 8 and hypotenuse 10, labelling each side.")
+    assert kinds("Draw a circle with its diameter labelled d = 6.")[1] == ("text", "diameter", "d = 6"), "the label, not a formula to write besides"
+    assert ("transform", "square", "circle") in kinds("Turn a red square into a blue circle.")
+    assert [item.colour for item in extract("Draw the vectors (2, 3) and (-1, 2) from the origin in green and orange.").requirements] == ["green", "orange"]
+    assert normalise(latex("m = (y2 - y1)/(x2 - x1)")) == normalise("m = (y2 - y1)/(x2 - x1)")

@@ -147,7 +147,7 @@ def number_line(items: list[Requirement], formulas: list[Requirement]) -> list[s
 def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
     curves = [item for item in items if item.kind == "object" and item.what == "curve" and item.text]
     names = [item.text for item in items if item.kind == "text" and item.what == "axis" and item.text]
-    if not curves or not _only([item for item in items if item.what != "axis"], {"object", "range", "trace", "mark", "tangent"}) or formulas and not all(item.label for item in curves):
+    if not curves or not _only([item for item in items if item.what != "axis"], {"object", "range", "trace", "mark", "tangent"}) or len(formulas) > 1:
         return None
     if any(item.kind == "object" and item.what not in ("curve", "axes", "area", "dot", "line") for item in items):
         return None
@@ -169,8 +169,9 @@ def plot(items: list[Requirement], formulas: list[Requirement]) -> list[str] | N
     if None in spans:
         return None
     body = [
+        *_title(formulas),
         f"axes = Axes(x_range=[{x_low:g}, {x_high:g}, {_step(x_low, x_high)}], y_range=[{y_low:g}, {y_high:g}, {_step(y_low, y_high)}],",
-        '            x_length=9, y_length=5.5, axis_config={"include_numbers": True, "font_size": 24}).to_edge(DOWN)',
+        f'            x_length=9, y_length={5 if formulas else 5.5}, axis_config={{"include_numbers": True, "font_size": 24}}).to_edge(DOWN)',
         "self.play(Create(axes))",
     ]
     if len(names) == 2:
@@ -664,8 +665,9 @@ def shapes(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
         body.append(f"{drawing}.scale_to_fit_height(min({drawing}.height, {room})).scale_to_fit_width(min({drawing}.width, 12))")
         if formulas:
             body.append(f"{drawing}.next_to(title, {_from_title(formulas)}, buff=0.5)")
-    if any(change.kind == "move" and change.direction == "down" and " falls" in change.phrase for change in changes):
-        body.append(f"{drawing}.to_edge(UP)")
+    start = next((edge for change in changes if (edge := _start_edge(change)) is not None), None)
+    if start is not None:
+        body.append(f"{drawing}.to_edge({start})")
     if mirrors:
         body.append(f"{drawing}.move_to([2.5, 1.5, 0])")
     body.append(f"self.play({', '.join(f'Create({name})' for name in names)})")
@@ -677,6 +679,18 @@ def shapes(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
 
 def _rows(count: int) -> int:
     return 1 if count <= 6 else 2 if count <= 12 else math.ceil(count / 8)
+
+
+OPPOSITE = {"left": "RIGHT", "right": "LEFT", "up": "DOWN", "down": "UP"}
+
+
+def _start_edge(change: Requirement) -> str | None:
+    """The edge a move starts from when it runs the whole screen: a fall from the top, a rise from the bottom, a move
+    across the screen from the far side."""
+    whole = (" falls", " from the bottom to the top", " across the screen")
+    if change.kind != "move" or change.direction is None or not any(words in change.phrase for words in whole):
+        return None
+    return OPPOSITE[change.direction]
 
 
 def _change(change: Requirement, name: str, objects: list[Requirement]) -> list[str]:
@@ -693,8 +707,9 @@ def _change(change: Requirement, name: str, objects: list[Requirement]) -> list[
         if change.axis:
             return [f"self.play({name}.animate.stretch({factor:g}, dim={0 if change.axis == 'x' else 1}), run_time=1.5)"]
         return [f"self.play({name}.animate.scale({factor:g}), run_time=1.5)"]
-    if change.kind == "move" and change.direction == "down" and " falls" in change.phrase:
-        return [f"self.play({name}.animate.to_edge(DOWN), rate_func=rate_functions.ease_in_quad, run_time=1.5)"]
+    if change.kind == "move" and _start_edge(change) is not None:
+        speeding = ", rate_func=rate_functions.ease_in_quad" if " falls" in change.phrase else ""
+        return [f"self.play({name}.animate.to_edge({DIRECTIONS[change.direction or 'down']}){speeding}, run_time=2)"]
     if change.kind == "move" and change.direction:
         return [f"self.play({name}.animate.shift({DIRECTIONS[change.direction]} * 3), run_time=1.5)"]
     if change.kind == "disappear":

@@ -150,5 +150,7 @@ def latex(text: str) -> str:
     converted = re.sub(r"\^(\w+|\([^()]*\))", lambda match: "^{" + match[1].strip("()") + "}", converted)
     converted = re.sub(r"\b(sin|cos|tan|ln|log)\b", r"\\\1", converted)
     converted = re.sub(r"(?<![\w.^/])(\d+)/(\d+)(?![\w./^])", r"\\frac{\1}{\2}", converted)
+    converted = re.sub(r"\(([^()]+)\)\s*/\s*\(([^()]+)\)", r"\\frac{\1}{\2}", converted)
+    converted = re.sub(r"\b([A-Za-z])(\d)\b", r"\1_\2", converted)
     converted = re.sub(r"(\d)\s+(N|kg|J|W|V|Hz|cm|km|m/s\^\{2\}|m/s)(?![\w/^])", r"\1\\,\\mathrm{\2}", converted)
     return converted.replace("%", r"\%")

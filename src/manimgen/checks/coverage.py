@@ -23,12 +23,12 @@ FILLER = set(
 """Words that ask for nothing a viewer could miss: grammar, and the verbs of showing anything at all."""
 IMPLIED = {
     "object": "label labelled labeled labels coloured colored color colour rows row columns grid",
-    "text": "label labelled labeled labels",
-    "formula": "becomes become transform transforms transforming into solve solving integral derivative definite which equals",
+    "text": "label labelled labeled labels labelling labeling",
+    "formula": "becomes become transform transforms transforming into solve solving integral derivative definite which equals letters digits",
     "range": "from to between axes axis",
     "relation": "left right above below under beside next centre center middle side sides",
     "move": "move moves moving moved left right up down by hop hops hopping jump jumps jumping back along count counts counting twos threes fours fives tens ones top bottom speeding accelerating "
-    "fall falls falling drop drops dropping rise rises rising",
+    "fall falls falling drop drops dropping rise rises rising backwards forwards across",
     "colour": "turn turns turning becomes become coloured colored color colour",
     "transform": "turn turns turning becomes become transform transforms transforming",
     "rotate": "rotate rotates rotating turn turns turning degrees degree by around about center centre own",
@@ -47,7 +47,7 @@ IMPLIED_BY_WHAT = {
     "node": "tree binary root children child leaves node nodes joined",
     "part": "fraction divided split cut equal parts pieces slices sectors halves thirds quarters fifths sixths eighths",
     "shaded part": "shaded coloured colored filled",
-    "curve": "parabola graph function horizontal straight wave",
+    "curve": "parabola graph function horizontal straight wave both",
     "area": "region shaded shade",
     "bar": "chart charts height heights tall",
     "stack": "stack push pushes pushed pushing onto pop pops top",

@@ -106,7 +106,7 @@ def extract(sentence: str) -> Checklist:
         for requirement in proposed:
             if not any(_covers(kept, requirement) for kept in found):
                 found = [kept for kept in found if not _covers(requirement, kept)] + [requirement]
-    read = Checklist(sentence=sentence, requirements=_merge_plotted(found)[:MAX_ITEMS])
+    read = Checklist(sentence=sentence, requirements=_labels_not_formulas(_merge_plotted(found))[:MAX_ITEMS])
     return Checklist(sentence=sentence, requirements=[*read.requirements, *unread(read, room=MAX_ITEMS - len(read.requirements))])
 
 
@@ -124,6 +124,12 @@ def _merge_plotted(found: list[Requirement]) -> list[Requirement]:
             merged = [labelled if kept is curve else kept for kept in merged]
             curves[curve.text or ""] = labelled
     return merged
+
+
+def _labels_not_formulas(found: list[Requirement]) -> list[Requirement]:
+    """A formula that is a figure's label ("its diameter labelled d = 6") is that label, not a second thing to write."""
+    labels = {item.text for item in found if item.kind == "text" and item.what in FIGURE_PARTS}
+    return [item for item in found if not (item.kind == "formula" and item.text in labels and not item.other)]
 
 
 def _covers(a: Requirement, b: Requirement) -> bool:
@@ -231,7 +237,11 @@ def vectors(sentence: str) -> list[Requirement]:
             continue
         colour = _colour_after(sentence, match.end())
         summed = match["noun"].lower() == "sum" and re.search(r"\btip\s+to\s+tail\b", sentence, re.I)
-        for x, y in re.findall(r"\(\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)", match["pairs"]):
+        pairs = re.findall(r"\(\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)", match["pairs"])
+        listed = re.match(rf"[^.;]{{0,30}}?\bin\s+({COLOUR})((?:\s*,\s*(?:{COLOUR}))*)\s*,?\s+and\s+({COLOUR})\b", sentence[match.end() :], re.I)
+        colours = [colour_word(word) for word in re.findall(COLOUR, listed[0], re.I)] if listed else []
+        for index, (x, y) in enumerate(pairs):
+            colour = colours[index] if len(colours) == len(pairs) else colour
             phrase = ("their sum (added tip to tail), " if summed else "") + f"an arrow to ({x}, {y})" + (f" in {colour}" if colour else "")
             found.append(Requirement(kind="object", phrase=phrase, what="arrow", colour=colour, at=[float(x), float(y)]))
     summed = re.search(r"\btheir\s+sum\b(?!\s*\()", sentence, re.I)
@@ -274,13 +284,16 @@ ARRAY = re.compile(r"(?<!\[)(?<!,)(?<!,\s)\[\s*(-?\d+(?:\s*,\s*-?\d+)+)\s*\](?!\
 """A list of numbers in brackets ("the array [7, 2, 9, 4]", "bubble sort on [5, 1, 4, 2]"), not a matrix's row."""
 
 
-def _listed(text: str) -> list[str]:
-    """ "A, B, C and D" -> ["A", "B", "C", "D"]; short labels only (a letter, a number, a short formula)."""
+def _listed(text: str, equations: bool = False) -> list[str]:
+    """ "A, B, C and D" -> ["A", "B", "C", "D"]; short labels only (a letter, a number, a short formula; with
+    `equations`, a letter set to a number, "d = 6", as one)."""
     text = re.sub(r"^\s*(?:as\s+)?the\s+(?=\w+\s*$)", "", text)  # "label it the identity"
     head = re.split(r"\b(?:on|in|with|at|from|to|beside|next|above|below|under|that|which|while|then|pointing|between|as)\b", text)[0]
     parts = [part.strip(" ,") for part in re.split(r",|\band\b", head)]
-    labels = list(itertools.takewhile(lambda part: 0 < len(part) <= 8 and len(part.split()) == 1, parts))  # "3 and write its area, 9": the 3
-    if not labels or any(len(label.split()) > 1 or shape_kind(label) or label.lower() in ("it", "them", "the", "its") for label in labels):
+    parts = [re.sub(r"\s*=\s*", " = ", part) if equations and re.fullmatch(r"[A-Za-z]\s*=\s*\d+(?:\.\d+)?", part) else part for part in parts]
+    one = [part.replace(" = ", "=") if equations else part for part in parts]  # "d = 6" is one label
+    labels = [parts[index] for index in itertools.takewhile(lambda index: 0 < len(one[index]) <= 8 and len(one[index].split()) == 1, range(len(parts)))]  # "3 and write its area, 9": the 3
+    if not labels or any(len((label.replace(" = ", "=") if equations else label).split()) > 1 or shape_kind(label) or label.lower() in ("it", "them", "the", "its") for label in labels):
         return []
     return labels
 
@@ -438,6 +451,10 @@ def curves(sentence: str) -> list[Requirement]:
     for match in re.finditer(r"\b(?:along|under|below|above)\s+(?:the\s+)?(?:line\s+|curve\s+|parabola\s+)?(?P<formula>y\s*=\s*[^,;]+?)(?=\s+(?:from|for|between|as|while|and)\b|[,.;]|$)", sentence, re.I):
         if not any(item.text == match["formula"].strip() for item in found):
             found.append(Requirement(kind="object", phrase=f"the curve {match['formula'].strip()} is drawn", what="curve", text=match["formula"].strip()))
+    derivative = WORDED[1].search(sentence)
+    if derivative and re.search(r"\b(?:plot|graph|draw)\s+(?:them\s+)?both\b|\bboth\s+curves\b", sentence, re.I):
+        for formula in (derivative["f"].strip(), derivative["g"].strip()):
+            found.append(Requirement(kind="object", phrase=f"the curve y = {formula} is drawn", what="curve", text=f"y = {formula}"))
     if re.search(r"\b(?:axes|plane|plot\w*)\b|\bgraph (?:of|y)\b", sentence, re.I) and not re.search(r"\bnumber line\b", sentence, re.I):
         found.append(Requirement(kind="object", phrase="axes to plot on", what="axes"))
     return found
@@ -487,7 +504,7 @@ def moves(sentence: str) -> list[Requirement]:
             hops = f" in {COUNT_NAMES.get(len(stops) + 1, len(stops) + 1)} hops, stopping at {', '.join(stops)}" if stops else ""
             phrase = f"a dot on the number line moves from {match['low']} to {match['high']}{hops}"
             found.append(Requirement(kind="move", phrase=phrase, what="dot", low=low, high=high, items=stops))
-    for match in re.finditer(rf"\bcount\w*\s+(?:up\s+|down\s+)?(?:by\s+\w+\s+)?from\s+(?P<low>{NUMBER})\s+to\s+(?P<high>{NUMBER})\b", sentence, re.I):
+    for match in re.finditer(rf"\bcount\w*\s+(?:up\s+|down\s+|backwards?\s+|forwards?\s+)?(?:by\s+\w+\s+)?from\s+(?P<low>{NUMBER})\s+to\s+(?P<high>{NUMBER})\b", sentence, re.I):
         low, high = number(match["low"]), number(match["high"])
         if low is not None and high is not None and re.search(r"\bnumber line\b", sentence, re.I) and not found:
             stops = _stops(sentence, low, high, counting=True)
@@ -499,12 +516,14 @@ def moves(sentence: str) -> list[Requirement]:
         down = not match["verb"].lower().startswith(("ris", "float"))
         faster = down and re.search(r"\b(?:speed\w* up|accelerat\w*|faster)\b", sentence, re.I)
         ends = " from the top to the bottom" if down and re.search(r"\btop\b.*\bbottom\b", sentence, re.I) else ""
+        ends = " from the bottom to the top" if not down and re.search(r"\bbottom\b.*\btop\b", sentence, re.I) else ends
         phrase = f"the {what} {'falls' if down else 'rises'}{ends}" + (", speeding up" if faster else "")
         found.append(Requirement(kind="move", phrase=phrase, what=what, direction="down" if down else "up"))
     for match in re.finditer(r"\b(?:mov\w*|slid\w*|translat\w*|roll\w*|push\w*|travel\w*|back)\b[^.;]*?\b(?:to the|towards the)\s+(?P<direction>left|right)\b", sentence, re.I):
         subject = re.search(r"\b(square|circle|dot|ball|box|block|car|wheel|triangle|wave)\b", sentence[: match.end()], re.I)
         what = (shape_kind(subject[1]) or subject[1].lower()) if subject else "object"
-        found.append(Requirement(kind="move", phrase=f"the {what} moves to the {match['direction']}", what=what, direction=match["direction"].lower()))
+        across = " across the screen" if re.search(r"\bacross\s+the\s+screen\b", sentence, re.I) else ""
+        found.append(Requirement(kind="move", phrase=f"the {what} moves to the {match['direction']}{across}", what=what, direction=match["direction"].lower()))
     return found
 
 
@@ -545,6 +564,10 @@ def transforms(sentence: str) -> list[Requirement]:
             continue
         if other and what != other:
             found.append(Requirement(kind="transform", phrase=f"the {what or 'object'} becomes {_article(other)} {other}", what=what, other=other))
+    for match in re.finditer(rf"\b(?:transform|turn|morph|change)\s+(?:an?|the)\s+{ADJECTIVE}(?:{COLOUR}\s+)?(?P<what>{SHAPE_WORD})\s+into\s+(?:an?\s+)?{ADJECTIVE}(?:{COLOUR}\s+)?(?P<other>{SHAPE_WORD})\b", sentence, re.I):
+        what, other = shape_kind(match["what"]), shape_kind(match["other"])
+        if what and other and what != other:
+            found.append(Requirement(kind="transform", phrase=f"the {what} becomes {_article(other)} {other}", what=what, other=other))
     return found
 
 
@@ -854,13 +877,13 @@ def figure_labels(sentence: str) -> list[Requirement]:
     found = []
     parts = "|".join(sorted(FIGURE_PARTS, key=len, reverse=True))
     pattern = (
-        rf"\b(?:(?:its|the|each|all|with)\s+)*(?P<part>{parts})\s+(?:(?:are|is)\s+)?(?:label(?:l?ed)?\s+|(?:of\s+)?(?=\d)|(?-i:(?=[A-Z](?:\s*,|\s+and\b))))(?P<labels>[^.;]+)"
+        rf"\b(?:(?:its|the|each|all|with)\s+)*(?P<part>{parts})\s+(?:(?:are|is)\s+)?(?:label(?:l?ed)?\s+|(?:of\s+)?(?=\d)|(?-i:(?=[A-Z](?:\s*,|\s+and\b))))(?P<labels>(?:(?!\b(?:{parts})\b)[^.;])+)"
         rf"|\blabel\s+(?:its|the|each|all)\s+(?P<part2>{parts})\s+(?P<labels2>[^.;]+)"
     )
     for match in re.finditer(pattern, sentence, re.I):
         written = (match["part"] or match["part2"]).lower()
         part = FIGURE_PARTS[written]
-        labels = _listed(match["labels"] or match["labels2"])
+        labels = _listed(match["labels"] or match["labels2"], equations=True)
         each = re.search(r"\b(?:each|all)\s+$", sentence[: match.start("part2") if match["part2"] else match.start("part")], re.I)
         found += [Requirement(kind="text", phrase=f'{"each" if each else "the"} {written} labelled "{label}"', what=part, text=label) for label in labels]
     return found

@@ -141,7 +141,7 @@ def normalise(text: str) -> str:
     normal = normal.lower()
     for word, symbol in PLAIN_SYMBOLS.items():
         normal = normal.replace(word, symbol)
-    return re.sub(r"[\s{}()\[\]\\$]", "", normal)
+    return re.sub(r"[\s{}()\[\]\\$_]", "", normal)
 
 
 def _fractions_as_slashes(text: str) -> str:

@@ -123,7 +123,7 @@ def _distinct(entries: Iterable[Entry]) -> list[Entry]:
         centre = entry.centre
         if centre is None:
             continue
-        if not any((other.centre is not None and math.dist(centre, other.centre) <= SAME_SPOT and _similar_size(entry, other) and _same_ends(entry, other)) for other in kept):
+        if not any((other.centre is not None and math.dist(centre, other.centre) <= SAME_SPOT and _similar_size(entry, other) and _same_ends(entry, other) and _same_path(entry, other)) for other in kept):
             kept.append(entry)
     return kept
 
@@ -133,6 +133,13 @@ def _same_ends(a: Entry, b: Entry) -> bool:
     if a.start is None or a.end is None or b.start is None or b.end is None:
         return True
     return min(math.dist(a.start, b.start) + math.dist(a.end, b.end), math.dist(a.start, b.end) + math.dist(a.end, b.start)) <= 2 * SAME_SPOT
+
+
+def _same_path(a: Entry, b: Entry) -> bool:
+    """Whether two curves in one box run along the same path (sin and cos over one range share a box, not a path)."""
+    if not a.samples or not b.samples:
+        return True
+    return all(min(math.dist(point, other) for other in b.samples) <= SAME_SPOT for point in a.samples[:: max(1, len(a.samples) // 8)])
 
 
 def _similar_size(a: Entry, b: Entry) -> bool:
