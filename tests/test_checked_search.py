@@ -94,3 +94,33 @@ def test_the_idioms_render_cleanly_on_the_installed_manim() -> None:
     assert result.ok, result.error_tail
     assert layout_findings(result.geometry) == []
     assert IDIOMS.strip() in IDIOMS_SYSTEM_PROMPT
+
+
+def test_sample_check_examples_shows_the_nearest_verified_scenes_never_the_sentences_own(renders: CountingRenderer) -> None:
+    from manimgen.agent.examples import verified_bank
+
+    bank = verified_bank()
+    asked = "Draw the magnetic field lines around a bar magnet."
+    trace = run_agent(answers(moving_to(7), moving_to(7)), asked, "sample-check-examples", AgentConfig(rounds=1, renderer=renders))
+    user = trace.rounds[0].messages[1]["content"]
+    nearest = bank.nearest(asked, 2)
+    assert user.startswith("Working scenes for similar descriptions:") and all(example.code.strip() in user for example in nearest)
+    own = bank.examples[0].description
+    assert own not in [example.description for example in bank.nearest(own, 2)], "a development sentence never sees its own scene"
+
+
+def test_the_verified_bank_holds_scenes_that_render_and_keeps_away_from_the_test_split() -> None:
+    from manimgen.agent.examples import CUT_CODE, CUT_DESCRIPTION, EMBEDDER, verified_bank
+    from manimgen.data import DatasetError, load_tasks
+    from manimgen.metrics.embedders import code_embedder
+
+    bank = verified_bank()
+    assert len(bank.examples) >= 100 and all("from manimgen" not in example.code for example in bank.examples)
+    try:
+        test = load_tasks("test")
+    except DatasetError as error:
+        pytest.skip(str(error))
+    embedder = code_embedder(EMBEDDER)
+    codes = embedder.embed([example.code for example in bank.examples]) @ embedder.embed([task.reference_code for task in test]).T
+    texts = embedder.embed([example.description for example in bank.examples]) @ embedder.embed([task.description for task in test]).T
+    assert codes.max() < CUT_CODE and texts.max() < CUT_DESCRIPTION

@@ -2,10 +2,12 @@
 
 A small model writes code that runs more often than code that shows what was asked; for what teachers
 ask most the scene can be built instead. Each block draws one family with a layout that stays inside
-the frame: a number line with a moving dot, axes with curves (their ranges, colours, labels, a shaded
-area, a dot along a curve), formulas (one after another, or one becoming another), a row of numbered
-boxes reordered by swaps, arrows to coordinates on a plane, and shapes that move, turn, stretch,
-change colour or become another shape. A formula the sentence writes beside any of these goes on top.
+the frame: a number line with a moving or counting dot, axes with curves (their ranges, colours, labels,
+named axes, a shaded area, a dot along a curve, tangents, crossings), formulas (one after another, or one
+becoming another), numbered boxes (reordered by swaps, searched, stacks and queues filled and emptied),
+arrows to coordinates on a plane, force diagrams, a dot going around a circle, labelled figures, matrices,
+bar charts, trees, fractions, and shapes that move, fall, turn, stretch, change colour, mirror across an
+axis or become another shape. A formula the sentence writes beside any of these goes on top (or below).
 
 The builder answers when the checklist read the whole sentence (no clause left to look for,
 checks/coverage.py) and every requirement is drawn by a block; asked for a partial scene, it also answers
@@ -102,6 +104,7 @@ def _title(formulas: list[Requirement]) -> list[str]:
 
 
 def _below(formulas: list[Requirement]) -> bool:
+    """Whether the sentence asks for its formula below the drawing ("write 3 × 4 = 12 below them")."""
     return bool(formulas) and ", below the drawing" in formulas[0].phrase
 
 
@@ -399,7 +402,7 @@ def boxes(items: list[Requirement], formulas: list[Requirement]) -> list[str] | 
         body.append("self.play(LaggedStart(*[GrowArrow(link) for link in links], lag_ratio=0.3))")
     if order is not None and sorted(order.items) == sorted(listed) and order.items != listed:
         body += ["slots = [cell.get_center() for cell in cells]", "place = list(range(len(cells)))"]
-        swaps = _adjacent_swaps if "bubble" in order.phrase + " ".join(texts) else _swaps
+        swaps = _adjacent_swaps if "swapping neighbours" in order.phrase else _swaps
         for first, second in swaps(listed, order.items):
             body += [
                 f"a, b = place[{first}], place[{second}]",
@@ -508,8 +511,8 @@ def vectors(items: list[Requirement], formulas: list[Requirement]) -> list[str] 
     return [*body, "self.wait(1)"]
 
 
-BODIES = {"box": "Square(side_length=1.6, color=BLUE, fill_opacity=0.3)", "ball": "Circle(radius=0.7, color=BLUE, fill_opacity=0.3)",
-          "circle": "Circle(radius=0.7, color=BLUE, fill_opacity=0.3)", "square": "Square(side_length=1.6, color=BLUE, fill_opacity=0.3)"}  # fmt: skip
+BODIES = {"box": "Square(side_length=1.6, color={colour}, fill_opacity=0.3)", "ball": "Circle(radius=0.7, color={colour}, fill_opacity=0.3)",
+          "circle": "Circle(radius=0.7, color={colour}, fill_opacity=0.3)", "square": "Square(side_length=1.6, color={colour}, fill_opacity=0.3)"}  # fmt: skip
 """What a force acts on, drawn in the middle."""
 
 
@@ -525,8 +528,7 @@ def forces(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
         return None
     if len(bodies) + len(arrows) + len(ground) + len(moves) + sum(item.kind == "text" and item.text in labels for item in items) != len(items):
         return None
-    body_colour = manim_colour(bodies[0].colour, "BLUE")
-    body = [f"body = {BODIES[bodies[0].what or 'box']}.set_color({body_colour})", "self.play(Create(body))"]
+    body = [f"body = {BODIES[bodies[0].what or 'box'].format(colour=manim_colour(bodies[0].colour, 'BLUE'))}", "self.play(Create(body))"]
     if ground:
         body += ["ground = Line(LEFT * 6, RIGHT * 6, color=GREY).next_to(body, DOWN, buff=0)", "self.play(Create(ground))"]
     for index, arrow in enumerate(arrows):
@@ -650,7 +652,7 @@ def shapes(items: list[Requirement], formulas: list[Requirement]) -> list[str] |
         code = SHAPE_CODE[item.what or ""].format(colour=manim_colour(item.colour, "BLUE"))
         if 1 < (item.count or 1) <= len(ARROW_COLOURS) and "in different colours" in item.phrase:
             varied = SHAPE_CODE[item.what or ""].format(colour="colour")
-            body.append(f"shape{index} = VGroup(*[{varied} for colour in {list(ARROW_COLOURS[: item.count or 1])!r}]).arrange(RIGHT, buff=0.5)".replace("'", ""))
+            body.append(f"shape{index} = VGroup(*[{varied} for colour in [{', '.join(ARROW_COLOURS[: item.count or 1])}]]).arrange(RIGHT, buff=0.5)")
         elif (item.count or 1) > 1:
             body.append(f"shape{index} = VGroup(*[{code} for _ in range({item.count})]).arrange_in_grid(rows={item.rows or _rows(item.count or 1)}, buff=0.4)")
         else:

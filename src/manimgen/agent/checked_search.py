@@ -25,7 +25,7 @@ from manimgen.agent.feedback_strategies import keep_best_render
 from manimgen.agent.judge import sentence_problems
 from manimgen.agent.layout import format_layout, layout_findings
 from manimgen.agent.prompts import IDIOMS_SYSTEM_PROMPT, SYSTEM_PROMPT, generation_messages, repair_messages
-from manimgen.agent.search_strategies import SampleLoop, fresh_draft
+from manimgen.agent.search_strategies import EXAMPLES_PER_DRAFT, SampleLoop, fresh_draft
 from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, feedback_problem, register_strategy
 from manimgen.agent.trace import BUILT, BUILT_PART, Round, Trace
 from manimgen.checks import Checklist, Report, Timeline, check, checklist_for, checks_json
@@ -40,9 +40,14 @@ PLAN_SUMMARY = (
 )
 CHECK_SUMMARY = (
     "sample-plan that first builds the scene from tested blocks when they cover the whole sentence (number lines, "
-    "plots, formulas, labelled figures, charts, boxes and searches, trees, vectors, shapes that change), or has the "
+    "plots, formulas, labelled figures, charts, boxes and searches, stacks and queues, trees, vectors, forces, "
+    "orbits, shapes that move, change or mirror), or has the "
     "model extend the blocks' scene of the part they read; its prompts show one working scene of the idioms "
     "teachers' sentences need most"
+)
+CHECK_EXAMPLES_SUMMARY = (
+    "sample-check whose model drafts are also shown the two verified scenes (the builder's scenes of development "
+    "sentences that held their whole checklist) whose sentences are nearest the one asked"
 )
 DEFAULT_STRATEGY = "sample-check"
 """What `generate`, the page and MCP use unless told otherwise: the best measured on the development sentences
@@ -124,3 +129,16 @@ class IdiomCheckedSampleLoop(CheckedSampleLoop):
             return run.offer(BUILT, built)
         partial = build(self.checklist, partial=True)
         return run.offer(BUILT_PART, partial) if partial is not None else super().first(run)
+
+
+@register_strategy("sample-check-examples", summary=CHECK_EXAMPLES_SUMMARY)
+class ExampleCheckedSampleLoop(IdiomCheckedSampleLoop):
+    """sample-check with retrieved verified scenes in every draft's prompt: the lever of showing a small model
+    scenes that hold their checklists for sentences like the one asked."""
+
+    def draft_messages(self, run: AgentRun) -> list[Message]:
+        from manimgen.agent.examples import verified_bank  # the embedder loads only when this strategy runs
+
+        examples = verified_bank().nearest(run.description, EXAMPLES_PER_DRAFT)
+        plan = self.checklist.render_text(looks=False) or None
+        return generation_messages(run.description, [(example.description, example.code) for example in examples], plan=plan, system=self.system)

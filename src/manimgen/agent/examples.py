@@ -1,5 +1,10 @@
 """Example scenes to show a model: working scenes for the sentences nearest the one asked.
 
+Two banks. The verified bank (`verified_bank`) is the scene builder's scenes of this project's development
+sentences that held their whole checklist when rendered (scripts/verified_examples.py writes it beside this
+module): this project's own code for its own sentences, so licence-clean, and measured against ManimBench's
+test split with the cut below before it is kept. The default bank (`example_bank`) is described next.
+
 The bank is licence-clean data that is not the benchmark's answer: by default generative-manim's
 Claude-written prompt/code pairs (Apache-2.0) after its first 50, which are the outside-ManimBench
 evaluation set (configs/bench/outside-prompts.yaml), so no evaluated sentence sees its own answer.
@@ -52,8 +57,11 @@ class ExampleBank:
         self._vectors = self._embedder.embed([example.description for example in examples])
 
     def nearest(self, description: str, k: int) -> list[Example]:
+        """The `k` examples nearest `description`, never the sentence itself (a development sentence measured
+        against the bank built from it sees other sentences' scenes only)."""
         scores = self._vectors @ self._embedder.embed([description])[0]
-        return [self.examples[index] for index in np.argsort(-scores, kind="stable")[:k]]
+        ranked = [self.examples[index] for index in np.argsort(-scores, kind="stable")]
+        return [example for example in ranked if example.description != description.strip()][:k]
 
 
 def read_examples(path: Path, skip: int = 0) -> list[Example]:
@@ -67,6 +75,17 @@ def read_examples(path: Path, skip: int = 0) -> list[Example]:
         if isinstance(text, str) and isinstance(code, str) and text.strip() and code.strip():
             examples.append(Example(text.strip(), code))
     return examples
+
+
+VERIFIED_FILE = Path(__file__).with_name("verified_examples.jsonl")
+
+
+@functools.cache
+def verified_bank() -> ExampleBank:
+    """The builder's verified scenes of the development sentences, read and embedded once."""
+    if not VERIFIED_FILE.is_file():
+        raise ExamplesUnavailable(f"no verified example scenes at {VERIFIED_FILE}: run scripts/verified_examples.py")
+    return ExampleBank(read_examples(VERIFIED_FILE))
 
 
 @functools.cache

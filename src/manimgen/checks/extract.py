@@ -112,18 +112,14 @@ def extract(sentence: str) -> Checklist:
 
 def _merge_plotted(found: list[Requirement]) -> list[Requirement]:
     """A formula that is also a drawn curve ("Show y = e^x and y = ln(x) on the same axes") is that curve's label,
-    not a second thing to write (a curve read after its formula is left as it is: the formula is dropped)."""
-    curves = {item.text: item for item in found if item.kind == "object" and item.what == "curve" and item.text}
-    merged = []
-    for item in found:
-        curve = curves.get(item.text) if item.kind == "formula" and not item.other else None
-        if curve is None:
-            merged.append(item)
-        elif curve.label is None:
-            labelled = curve.model_copy(update={"label": curve.text, "phrase": f"{curve.phrase}, labelled"})
-            merged = [labelled if kept is curve else kept for kept in merged]
-            curves[curve.text or ""] = labelled
-    return merged
+    not a second thing to write, whichever rule read it first."""
+    curves = {item.text for item in found if item.kind == "object" and item.what == "curve" and item.text}
+    labelled = {item.text for item in found if item.kind == "formula" and not item.other and item.text in curves}
+    return [
+        item.model_copy(update={"label": item.text, "phrase": f"{item.phrase}, labelled"}) if item.kind == "object" and item.what == "curve" and item.text in labelled and item.label is None else item
+        for item in found
+        if not (item.kind == "formula" and not item.other and item.text in curves)
+    ]
 
 
 def _labels_not_formulas(found: list[Requirement]) -> list[Requirement]:
@@ -305,7 +301,9 @@ def formulas(sentence: str) -> list[Requirement]:
     lowered = sentence.lower()
     for name, formula in NAMED_FORMULAS.items():
         if name in lowered:
-            found.append(Requirement(kind="formula", phrase=f"the {name} written as a formula ({formula})", text=formula))
+            placed = re.match(r"\s+(above|over|below|under|beneath)\b", lowered[lowered.index(name) + len(name) :])
+            where = f", {placed[1]} the drawing" if placed else ""
+            found.append(Requirement(kind="formula", phrase=f"the {name} written as a formula ({formula}){where}", text=formula))
     if not SHOWING.search(sentence):
         return found
     shown: list[tuple[str, str, str | None, str]] = []
@@ -639,7 +637,8 @@ def orders(sentence: str) -> list[Requirement]:
     if re.search(r"\bsort\w*\b", sentence, re.I):
         descending = re.search(r"\b(?:largest|biggest|greatest|highest)\s+to\s+(?:the\s+)?(?:smallest|lowest)\b|\b(?:descending|decreasing)\b", sentence, re.I)
         ordered = sorted(items, key=float, reverse=bool(descending))
-        return [Requirement(kind="order", phrase=f"at the end the numbers read {', '.join(ordered)} from left to right", items=ordered)]
+        neighbours = ", swapping neighbours (bubble sort)" if re.search(r"\bbubble\b|\bneighbou?rs?\b|\badjacent\b", sentence, re.I) else ""
+        return [Requirement(kind="order", phrase=f"at the end the numbers read {', '.join(ordered)} from left to right{neighbours}", items=ordered)]
     if re.search(r"\bswap\w*\s+the\s+first\s+and\s+(?:the\s+)?last\b", sentence, re.I) and len(items) > 1:
         swapped = [items[-1], *items[1:-1], items[0]]
         return [Requirement(kind="order", phrase=f"at the end the numbers read {', '.join(swapped)} from left to right", items=swapped)]
