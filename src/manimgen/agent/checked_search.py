@@ -10,7 +10,7 @@ when every verifiable requirement holds and the layout is clean, and otherwise e
 that held the most requirements (then the fewest layout and sentence problems, then the earliest).
 `sample-check` also shows the model working idioms for what teachers ask most (agent/idioms.py) in
 its system prompt, the same text in every call so its evaluated state is reused, and starts from the
-scene builder's scene (agent/builder.py) when the builder read the whole sentence: checked like any
+scene builder's scene (agent/builder/) when the builder read the whole sentence: checked like any
 other round, and followed by model drafts only if it misses something. When the builder read all but
 some clause, its scene of the part it read is rendered and checked, and the model is asked to extend
 it with the clauses left ("not in the scene yet"), so the model writes only what no block covers.

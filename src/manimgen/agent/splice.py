@@ -12,7 +12,7 @@ import re
 import textwrap
 
 BODY_INDENT = " " * 8
-"""How deep the builder's `construct` body is indented (agent/builder.py's `_scene`)."""
+"""How deep the builder's `construct` body is indented (agent/builder/__init__.py's `_scene`)."""
 LAST_WAIT = f"{BODY_INDENT}self.wait(1)\n"
 WHOLE_SCENE = re.compile(r"^\s*class\s+\w+\s*\(", re.M)
 NAMED = re.compile(rf"^{BODY_INDENT}(\w+) = (\w+)\(", re.M)
