@@ -284,14 +284,14 @@ def _listed(text: str, equations: bool = False) -> list[str]:
     """ "A, B, C and D" -> ["A", "B", "C", "D"]; short labels only (a letter, a number, a short formula; with
     `equations`, a letter set to a number, "d = 6", as one)."""
     text = re.sub(r"^\s*(?:as\s+)?the\s+(?=\w+\s*$)", "", text)  # "label it the identity"
+    if equations:
+        text = re.sub(r"\b([A-Za-z])\s*=\s*(\d+(?:\.\d+)?)\b", r"\1=\2", text)
     head = re.split(r"\b(?:on|in|with|at|from|to|beside|next|above|below|under|that|which|while|then|pointing|between|as)\b", text)[0]
     parts = [part.strip(" ,") for part in re.split(r",|\band\b", head)]
-    parts = [re.sub(r"\s*=\s*", " = ", part) if equations and re.fullmatch(r"[A-Za-z]\s*=\s*\d+(?:\.\d+)?", part) else part for part in parts]
-    one = [part.replace(" = ", "=") if equations else part for part in parts]  # "d = 6" is one label
-    labels = [parts[index] for index in itertools.takewhile(lambda index: 0 < len(one[index]) <= 8 and len(one[index].split()) == 1, range(len(parts)))]  # "3 and write its area, 9": the 3
-    if not labels or any(len((label.replace(" = ", "=") if equations else label).split()) > 1 or shape_kind(label) or label.lower() in ("it", "them", "the", "its") for label in labels):
+    labels = list(itertools.takewhile(lambda part: 0 < len(part) <= 8 and len(part.split()) == 1, parts))  # "3 and write its area, 9": the 3
+    if not labels or any(len(label.split()) > 1 or shape_kind(label) or label.lower() in ("it", "them", "the", "its") for label in labels):
         return []
-    return labels
+    return [label.replace("=", " = ") for label in labels] if equations else labels
 
 
 def formulas(sentence: str) -> list[Requirement]:
