@@ -24,11 +24,10 @@ from manimgen.agent.builder import build
 from manimgen.agent.feedback_strategies import keep_best_render
 from manimgen.agent.judge import sentence_problems
 from manimgen.agent.layout import format_layout, layout_findings
-from manimgen.agent.prompts import IDIOMS_SYSTEM_PROMPT, SYSTEM_PROMPT, extension_messages, generation_messages, repair_messages
+from manimgen.agent.prompts import IDIOMS_SYSTEM_PROMPT, SYSTEM_PROMPT, generation_messages, repair_messages
 from manimgen.agent.search_strategies import EXAMPLES_PER_DRAFT, SampleLoop, fresh_draft
-from manimgen.agent.splice import scene_names, splice
 from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, feedback_problem, register_strategy
-from manimgen.agent.trace import BUILT, BUILT_PART, EXTEND, Round, Trace
+from manimgen.agent.trace import BUILT, BUILT_PART, Round, Trace
 from manimgen.checks import Checklist, Report, Timeline, check, checklist_for, checks_json
 from manimgen.checks.coverage import unread
 from manimgen.llm.base import LLM, Message
@@ -101,7 +100,7 @@ class CheckedSampleLoop(SampleLoop):
     def follow_up(self, run: AgentRun, previous: Round) -> Round:
         """A repair of a render that only missed requirements or its layout; a fresh draft after anything else."""
         rendered = previous.render is not None and previous.render.ok
-        if rendered and previous.kind not in ("repair", EXTEND, BUILT):
+        if rendered and previous.kind not in ("repair", BUILT):
             return run.ask("repair", self.repair_prompt(run, previous))
         return fresh_draft(run, self.draft_messages(run))
 
@@ -122,10 +121,6 @@ class IdiomCheckedSampleLoop(CheckedSampleLoop):
 
     system = IDIOMS_SYSTEM_PROMPT
 
-    splice = True
-    """Whether the model extends the builder's partial scene with lines added to it (agent/splice.py) rather than
-    by rewriting the whole scene."""
-
     def first(self, run: AgentRun) -> Round:
         """The builder's scene when it read the whole sentence; its scene of the part it read, for the model to
         extend, when only some clause was left; else the model's draft."""
@@ -134,15 +129,6 @@ class IdiomCheckedSampleLoop(CheckedSampleLoop):
             return run.offer(BUILT, built)
         partial = build(self.checklist, partial=True)
         return run.offer(BUILT_PART, partial) if partial is not None else super().first(run)
-
-    def follow_up(self, run: AgentRun, previous: Round) -> Round:
-        """After the builder's partial scene rendered, the model's lines for what it leaves out, added to it."""
-        if not (self.splice and previous.kind == BUILT_PART and previous.render is not None and previous.render.ok and previous.code):
-            return super().follow_up(run, previous)
-        missing = [item.text or item.phrase for item in unread(self.checklist)] + [verdict.requirement.phrase for verdict in self.reports[previous.index].failures()]
-        extended = run.ask(EXTEND, extension_messages(run.description, previous.code, missing, scene_names(previous.code), system=self.system))
-        extended.code = splice(previous.code, extended.code) if extended.code else None
-        return extended
 
 
 @register_strategy("sample-check-examples", summary=CHECK_EXAMPLES_SUMMARY)
@@ -156,10 +142,3 @@ class ExampleCheckedSampleLoop(IdiomCheckedSampleLoop):
         examples = verified_bank().nearest(run.description, EXAMPLES_PER_DRAFT)
         plan = self.checklist.render_text(looks=False) or None
         return generation_messages(run.description, [(example.description, example.code) for example in examples], plan=plan, system=self.system)
-
-
-@register_strategy("sample-check-rewrite", summary="sample-check whose model rewrites the builder's partial scene whole rather than adding lines to it")
-class RewriteCheckedSampleLoop(IdiomCheckedSampleLoop):
-    """The partial start as it was: the model asked for the whole scene, extended."""
-
-    splice = False

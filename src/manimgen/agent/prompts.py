@@ -137,24 +137,6 @@ def repair_messages(
     return _conversation("\n\n".join(parts), system)
 
 
-def extension_messages(description: str, code: str, missing: Sequence[str], names: Sequence[str], system: str = SYSTEM_PROMPT) -> list[Message]:
-    """Ask for only the lines that add what the builder's scene of part of the sentence leaves out; the scene is
-    kept as it is and the lines are added at the end of its `construct` (agent/splice.py)."""
-    objects = ", ".join(names) or "none"
-    parts = [
-        "The scene below already shows part of this description.",
-        text_script(description),
-        _block("INITIAL_CODE", code),
-        "It does not show yet:\n" + "\n".join(f"- {clause}" for clause in missing),
-        f"Its objects, which you may use by name: {objects}.",
-        "Write only the lines to add at the end of its construct() method so that the video also shows what is missing "
-        "(use self.play and self.wait; place new objects where they do not cover what is already on screen). Do not "
-        "write the class again and do not draw again what the scene already shows. Answer only with the lines wrapped "
-        "in <CODE> and </CODE>.",
-    ]
-    return _conversation("\n\n".join(parts), system)
-
-
 def doc_messages(description: str, code: str, api_info: str) -> list[Message]:
     """The RITL-DOC refinement request: the draft and the documentation of what it calls, before any render."""
     parts = [

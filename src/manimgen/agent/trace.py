@@ -25,8 +25,6 @@ BUILT = "build"
 BUILT_PART = "build-part"
 """A round whose code the scene builder made for the part of the sentence it read; the model extends it."""
 MADE_HERE = (BUILT, BUILT_PART)
-EXTEND = "extend"
-"""A model call that answered only the lines added to the builder's partial scene (agent/splice.py)."""
 
 
 @dataclass
