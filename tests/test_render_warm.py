@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -50,13 +51,17 @@ def test_timed_out_worker_is_replaced() -> None:
 def test_a_render_interrupted_in_the_caller_does_not_answer_the_next() -> None:
     """Ctrl-C while a warm worker renders: that worker's late reply must not become the next job's result."""
     slow = STATIC.replace("self.add(Square(color=RED))", "import time\n        time.sleep(4)\n        self.add(Circle())")
-    with RenderPool(1, warm=True, use_cache=False) as pool:
-        pool.render(RenderJob(STATIC))  # the worker is up: the interrupt lands in the render, not the start
-        timer = threading.Timer(1.5, _thread.interrupt_main)
-        timer.start()
-        with pytest.raises(KeyboardInterrupt):
-            pool.render(RenderJob(slow))
-        after = pool.render(RenderJob(ANIMATED))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as a plain process has it, whatever handler an earlier test left
+    try:
+        with RenderPool(1, warm=True, use_cache=False) as pool:
+            pool.render(RenderJob(STATIC))  # the worker is up: the interrupt lands in the render, not the start
+            timer = threading.Timer(1.5, _thread.interrupt_main)
+            timer.start()
+            with pytest.raises(KeyboardInterrupt):
+                pool.render(RenderJob(slow))
+            after = pool.render(RenderJob(ANIMATED))
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert after.ok and after.scene == "Grow", after.error_tail
     assert after.output is not None and after.output.suffix == ".mp4"
 
