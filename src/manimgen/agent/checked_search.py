@@ -74,7 +74,12 @@ class CheckedSampleLoop(SampleLoop):
         return replace(trace, checks=checks_json(self.checklist, report))
 
     def draft_messages(self, run: AgentRun) -> list[Message]:
-        return generation_messages(run.description, plan=self.checklist.render_text(looks=False) or None, system=self.system)
+        plan = self.checklist.render_text(looks=False) or None
+        return generation_messages(run.description, self.examples(run), plan=plan, system=self.system)
+
+    def examples(self, run: AgentRun) -> list[tuple[str, str]]:
+        """(description, code) of working scenes shown before the sentence; none here."""
+        return []
 
     def repair_prompt(self, run: AgentRun, previous: Round) -> list[Message]:
         return repair_messages(
@@ -136,9 +141,7 @@ class ExampleCheckedSampleLoop(IdiomCheckedSampleLoop):
     """sample-check with retrieved verified scenes in every draft's prompt: the lever of showing a small model
     scenes that hold their checklists for sentences like the one asked."""
 
-    def draft_messages(self, run: AgentRun) -> list[Message]:
+    def examples(self, run: AgentRun) -> list[tuple[str, str]]:
         from manimgen.agent.examples import verified_bank  # the embedder loads only when this strategy runs
 
-        examples = verified_bank().nearest(run.description, EXAMPLES_PER_DRAFT)
-        plan = self.checklist.render_text(looks=False) or None
-        return generation_messages(run.description, [(example.description, example.code) for example in examples], plan=plan, system=self.system)
+        return [(example.description, example.code) for example in verified_bank().nearest(run.description, EXAMPLES_PER_DRAFT)]

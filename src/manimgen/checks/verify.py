@@ -29,6 +29,7 @@ MOVED = 0.5
 ANGLE_TOLERANCE = 8.0
 FACTOR_TOLERANCE = 0.15
 ON_CURVE = 0.25
+UNIT_VECTORS: dict[str, tuple[int, int]] = {"right": (1, 0), "left": (-1, 0), "up": (0, 1), "down": (0, -1)}
 ROTATING_ANIMATIONS = frozenset({"Rotate", "Rotating", "_MethodAnimation", "ApplyMatrix", "ApplyPointwiseFunction", "Transform", "ReplacementTransform"})
 PATH_ANIMATIONS = frozenset({"MoveAlongPath", "Rotating", "Homotopy"})
 
@@ -260,7 +261,7 @@ def _points_way(entry: Entry, direction: str) -> bool:
     if entry.start is None or entry.end is None:
         return False
     dx, dy = entry.end[0] - entry.start[0], entry.end[1] - entry.start[1]
-    ux, uy = {"right": (1, 0), "left": (-1, 0), "up": (0, 1), "down": (0, -1)}[direction]
+    ux, uy = UNIT_VECTORS[direction]
     return dx * ux + dy * uy >= 0.8 * math.hypot(dx, dy) > 0
 
 
@@ -432,7 +433,7 @@ def _move(requirement: Requirement, timeline: Timeline) -> Verdict:
     test = matcher(requirement.what) or (lambda entry: not entry.is_text and entry.kind not in AXES_CLASSES)
     if requirement.high is not None:
         return _move_in_values(requirement, timeline, test)
-    direction = {"right": (1, 0), "left": (-1, 0), "up": (0, 1), "down": (0, -1)}.get(requirement.direction or "")
+    direction = UNIT_VECTORS.get(requirement.direction or "")
     if direction is None:
         return _unverifiable(requirement, "no end value or direction to check")
     furthest = 0.0

@@ -105,9 +105,9 @@ def _change(change: Requirement, name: str, objects: list[Requirement]) -> list[
     return []
 
 
-BODIES = {"box": "Square(side_length=1.6, color={colour}, fill_opacity=0.3)", "ball": "Circle(radius=0.7, color={colour}, fill_opacity=0.3)",
-          "circle": "Circle(radius=0.7, color={colour}, fill_opacity=0.3)", "square": "Square(side_length=1.6, color={colour}, fill_opacity=0.3)"}  # fmt: skip
-"""What a force acts on, drawn in the middle."""
+_BOX, _BALL = "Square(side_length=1.6, color={colour}, fill_opacity=0.3)", "Circle(radius=0.7, color={colour}, fill_opacity=0.3)"
+BODIES = {"box": _BOX, "square": _BOX, "ball": _BALL, "circle": _BALL}
+"""What a force acts on, drawn in the middle: larger and filled, unlike the plain shapes of SHAPE_CODE, so arrows start at its sides."""
 
 
 def forces(items: list[Requirement], formulas: list[Requirement]) -> list[str] | None:
