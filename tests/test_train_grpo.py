@@ -81,3 +81,27 @@ def test_sft_adapter_keeps_training_against_a_frozen_copy(tiny_qwen: Path, tmp_p
     assert trainable and all(".default." in name for name in trainable)
     with pytest.raises(ValueError, match="no base model"):
         build_grpo_trainer(None, BUILTIN_TASKS[:2], tmp_path / "other", config, adapter=adapter)
+
+
+def test_sentences_without_references_train_with_the_sentence_reward(tiny_qwen: Path, tmp_path: Path) -> None:
+    """`train grpo --data FILE.jsonl` with `reward: sentence`: a real step whose reward reads the sentences;
+    with the paper's reward the same file is refused, naming the setting."""
+    import yaml
+    from typer.testing import CliRunner
+
+    from manimgen.cli import app
+
+    sentences = tmp_path / "sentences.jsonl"
+    sentences.write_text("".join(json.dumps({"id": task.id, "description": task.description}) + "\n" for task in BUILTIN_TASKS[:2]))
+    config = tmp_path / "grpo.yaml"
+    config.write_text(yaml.safe_dump({**TINY_RUN, "max_prompt_length": 640, "reward": "sentence", "render_workers": 2}))
+    out = tmp_path / "grpo"
+    runner = CliRunner()
+    done = runner.invoke(app, ["train", "grpo", "--model", f"hf:{tiny_qwen}", "--data", str(sentences), "--config", str(config), "--max-steps", "1", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    state = json.loads(next((out / "checkpoints").glob("checkpoint-1/trainer_state.json")).read_text())
+    logged = [entry for entry in state["log_history"] if "sentence/render_ok" in entry]
+    assert len(logged) == 1 and logged[0]["sentence/render_ok"] == 0.0, "eight tokens of a tiny model render nothing"
+    config.write_text(yaml.safe_dump({**TINY_RUN, "max_prompt_length": 640}))
+    refused = runner.invoke(app, ["train", "grpo", "--model", f"hf:{tiny_qwen}", "--data", str(sentences), "--config", str(config), "--out", str(tmp_path / "no")])
+    assert refused.exit_code == 2 and "set `reward: sentence` in the GRPO config" in refused.output and "Traceback" not in refused.output

@@ -88,6 +88,51 @@ def test_a_pair_prefers_the_kept_answer_to_a_failed_one_of_the_same_prompt(sampl
     assert pair["provenance"]["rejected"]["seed"] == 2
 
 
+@pytest.fixture(scope="module")
+def searched(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The circle answered by vanilla with the three dots' scene (renders, shows no circle) and with its
+    reference; and by ritl with a broken scene, then, repaired, its reference."""
+    root = tmp_path_factory.mktemp("searched")
+    runs = []
+    for strategy, seeds, answers in (("vanilla", [0, 1], [DOTS.reference_code, CIRCLE.reference_code]), ("ritl", [0], [BROKEN, CIRCLE.reference_code])):
+        config = parse_config({"models": ["sampler=scripted"], "strategies": [strategy], "split": "builtin", "tasks": [CIRCLE.id], "seeds": seeds})
+        llm = ScriptedLLM(*(format_target(code) for code in answers))
+        BenchRunner(config, root / strategy, llm_factory=lambda spec, llm=llm: llm, show_progress=False).run()
+        assert llm.remaining == 0
+        runs.append(root / strategy)
+    return runs[0], runs[1]
+
+
+def test_a_render_without_what_was_asked_is_left_out_and_becomes_the_rejected_side(searched: tuple[Path, Path]) -> None:
+    vanilla, _ = searched
+    result = harvest([vanilla], KeepRule(min_visual=0.0))
+    assert result.left_out == {"requirements not held": 1}
+    assert [row["completion"][0]["content"] for row in result.kept] == [format_target(CIRCLE.reference_code)]
+    assert [(pair["rejected"][0]["content"], pair["provenance"]["rejected"]["failed"]) for pair in result.pairs] == [
+        (format_target(DOTS.reference_code), "requirements not held")
+    ]
+    assert [row["task_id"] for row in harvest([vanilla], KeepRule(min_visual=0.0, all_held=False)).kept] == [CIRCLE.id] * 2
+
+
+def test_a_repair_that_worked_is_a_row_of_its_own_prompt(searched: tuple[Path, Path]) -> None:
+    vanilla, ritl = searched
+    result = harvest([vanilla, ritl], KeepRule(min_visual=0.0))
+    assert len(result.kept) == 1 and result.summary()["repair_rows"] == 1
+    row = result.repairs[0]
+    assert row["completion"] == [{"role": "assistant", "content": format_target(CIRCLE.reference_code)}]
+    assert row["provenance"]["turn"] == "repair" and row["provenance"]["strategy"] == "ritl"
+    asked = row["prompt"][-1]["content"]
+    assert "NoSuchMobject" in asked and CIRCLE.description in asked, "the repair prompt carries the failed code and the sentence"
+    assert {pair["provenance"]["rejected"]["failed"] for pair in result.pairs} == {"requirements not held", "render failed"}
+    assert harvest([ritl], KeepRule(min_visual=0.0, repairs=False)).repairs == []
+
+
+def test_a_held_out_sentence_is_never_kept(searched: tuple[Path, Path]) -> None:
+    result = harvest(list(searched), KeepRule(min_visual=0.0), held_out=[CIRCLE.description.upper()])
+    assert result.kept == [] and result.pairs == []
+    assert result.left_out == {"a held-out evaluation sentence": 3}
+
+
 def test_visual_threshold_and_short_references(sampled: Path) -> None:
     strict = harvest([sampled], KeepRule(min_visual=1.01))
     assert strict.kept == [] and strict.left_out["VS below 1.01"] == 2

@@ -25,7 +25,6 @@ train_app = typer.Typer(help="Fine-tune a model on ManimBench: LoRA SFT, then GR
 app.add_typer(train_app, name="train")
 
 ModelOption = Annotated[str, typer.Option("--model", help=f"{one_of(MODELS)}, hf:PATH, a folder or a hub id")]
-DataOption = Annotated[str, typer.Option("--data", help="manimbench, or a folder holding the ManimBench v2 files")]
 SftDataOption = Annotated[str, typer.Option(
     "--data", help="manimbench, a folder holding the ManimBench v2 files, or a kept.jsonl that `train harvest` wrote"
 )]
@@ -87,24 +86,29 @@ def grpo(
     out: OutOption,
     model: Annotated[Optional[str], typer.Option("--model", help="base model (default: the one --adapter was trained on)")] = None,
     adapter: Annotated[Optional[Path], typer.Option("--adapter", help="SFT adapter folder to start from", exists=True, file_okay=False)] = None,
-    data: DataOption = "manimbench",
+    data: Annotated[str, typer.Option(
+        "--data", help="manimbench, a folder holding the ManimBench v2 files, or a task file of sentences (with `reward: sentence`)"
+    )] = "manimbench",
     config: Annotated[Optional[Path], typer.Option("--config", help="YAML run config (default: the paper's, configs/grpo.yaml)")] = None,
     max_steps: MaxStepsOption = None,
     limit: LimitOption = None,
     use_vllm: Annotated[bool, typer.Option("--use-vllm", help="generate with vLLM (TRL's vllm_mode from the config; GPU only)")] = False,
     resume: ResumeOption = False,
 ) -> None:
-    """GRPO on the train split with the render reward, from an SFT adapter or a fresh LoRA."""
+    """GRPO on the train split with the render reward (or on a task file's sentences with the sentence reward), from
+    an SFT adapter or a fresh LoRA."""
     from manimgen.data import DatasetError
     from manimgen.llm import LLMError
-    from manimgen.train.data import load_split
+    from manimgen.train.data import grpo_tasks
     from manimgen.train.grpo import train_grpo
     from manimgen.train.grpo_config import GRPOTrainingConfig
     from manimgen.train.progress import RichProgress
 
     try:
         settings = GRPOTrainingConfig.from_yaml(config, max_steps=max_steps, use_vllm=use_vllm or None)
-        tasks = load_split(data, "train", limit)
+        tasks = grpo_tasks(data, limit)
+        if settings.reward == "paper" and not all(task.reference_code for task in tasks):
+            raise DatasetError(f"{data} has sentences without a reference scene; set `reward: sentence` in the GRPO config")
         result = train_grpo(model, tasks, out, settings, adapter=adapter, callbacks=[RichProgress("grpo")], resume=resume)
     except (ValueError, DatasetError, LLMError) as error:
         fail(str(error))
@@ -121,15 +125,23 @@ def harvest_command(
     references_max_chars: Annotated[Optional[int], typer.Option(
         "--references-max-chars", help="also keep the train references no longer than this many characters"
     )] = None,
+    all_held: Annotated[bool, typer.Option(
+        "--all-held/--any-held", help="keep only answers whose render holds every verifiable requirement of the sentence"
+    )] = True,
+    repairs: Annotated[bool, typer.Option("--repairs/--no-repairs", help="add a row for each repair turn that wrote a kept answer")] = True,
+    held_out: Annotated[Optional[Path], typer.Option(
+        "--held-out", help="a sentence file never trained on (default: sentences/evaluation.jsonl when it exists)"
+    )] = None,
 ) -> None:
-    """Turn sampled runs into training data: the answers that render cleanly (SFT) and rendered-vs-failed pairs (DPO)."""
+    """Turn sampled runs into training data: the answers that render cleanly and hold what was asked, and the repair
+    turns that wrote them (SFT), and kept-vs-failed pairs (DPO)."""
     from manimgen.bench import StoreError
     from manimgen.data import DatasetError
-    from manimgen.train.harvest import KeepRule, harvest, write_harvest
+    from manimgen.train.harvest import HELD_OUT, KeepRule, harvest, held_out_sentences, write_harvest
 
-    rule = KeepRule(min_visual=min_visual, per_task=per_task, pairs_per_task=pairs_per_task, references_max_chars=references_max_chars)
+    rule = KeepRule(min_visual, per_task, pairs_per_task, references_max_chars, all_held, repairs)
     try:
-        result = harvest(runs, rule)
+        result = harvest(runs, rule, held_out=held_out_sentences(held_out or HELD_OUT))
     except (StoreError, DatasetError) as error:
         fail(str(error))
     files = write_harvest(result, out, run_dirs=runs, rule=rule)
@@ -141,6 +153,7 @@ def _harvest_table(summary: dict) -> Table:
     table = Table(title="harvest", show_header=False)
     table.add_row("samples read", str(summary["considered"]))
     table.add_row("kept (SFT rows)", f"{summary['kept']} over {summary['tasks_with_kept']} tasks")
+    table.add_row("repair turns (SFT rows)", str(summary["repair_rows"]))
     for source, count in summary["kept_by_source"].items():
         table.add_row(f"  from {source}", str(count))
     table.add_row("preference pairs", str(summary["pairs"]))

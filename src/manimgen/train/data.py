@@ -56,17 +56,29 @@ def sft_rows(tasks: Sequence[Task]) -> list[dict[str, Any]]:
 
 
 def grpo_rows(tasks: Sequence[Task]) -> list[dict[str, Any]]:
-    """Prompts with the columns the reward reads (`reference_code`) and the task id for logs."""
+    """Prompts with the columns the rewards read (`reference_code` the paper's, `description` the sentence
+    reward) and the task id for logs."""
     from manimgen.agent.prompts import generation_messages
 
     return [
         {
             "prompt": [dict(message) for message in generation_messages(task.description)],
             "reference_code": task.reference_code,
+            "description": task.description,
             "task_id": task.id,
         }
         for task in tasks
     ]
+
+
+def grpo_tasks(data: str, limit: int | None = None) -> list[Task]:
+    """GRPO's prompts: the train split, or the sentences of a task file (for the sentence reward)."""
+    if data.endswith(".jsonl"):
+        from manimgen.data.task_file import load_task_file
+
+        tasks = load_task_file(data)
+        return tasks[:limit] if limit is not None else tasks
+    return load_split(data, "train", limit)
 
 
 def prompt_length(tokenizer: Any, messages: list[dict[str, str]]) -> int:

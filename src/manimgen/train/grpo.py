@@ -1,5 +1,5 @@
-"""GRPO: TRL's GRPOTrainer on ManimBench prompts with the render reward, from an SFT adapter or a
-fresh LoRA.
+"""GRPO: TRL's GRPOTrainer on ManimBench prompts with the render reward, or on any sentences with the
+sentence reward (train/sentence_reward.py), from an SFT adapter or a fresh LoRA.
 
 Starting from an adapter, that adapter keeps training and TRL copies it as the frozen reference
 for the KL term (β > 0); from a fresh LoRA the reference is the base with the adapter switched
@@ -32,6 +32,7 @@ from manimgen.train.model import (
 from manimgen.train.progress import replace_default_progress
 from manimgen.train.result import TrainResult, finish
 from manimgen.train.reward import ManimReward
+from manimgen.train.sentence_reward import SentenceReward
 
 
 class SaveAtEpochEnd(TrainerCallback):
@@ -76,17 +77,7 @@ def build_grpo_trainer(
         raise ValueError(f"every prompt is longer than max_prompt_length {config.max_prompt_length} tokens; raise it")
     kept_ids = {row["task_id"] for row in kept}
     args = config.trl_config(checkpoints_dir(output_dir), world_size=world_size(), use_cpu=use_cpu)
-    reward = reward or ManimReward(
-        config.text_weight,
-        config.visual_weight,
-        config.reward_mode,
-        quality=config.render_quality,
-        timeout_s=config.reward_timeout_s,
-        preset=config.metric_preset,
-        visual_metric=config.visual_metric,
-        workers=config.render_workers,
-        ray=config.render_ray,
-    )
+    reward = reward or _reward(config)
     policy = with_trainable_adapter(base, adapter) if adapter else base.model
     trainer = GRPOTrainer(
         model=policy,
@@ -100,6 +91,23 @@ def build_grpo_trainer(
     record_base(trainer, base.base)
     replace_default_progress(trainer, callbacks)
     return GRPORun(trainer, reward, [row["task_id"] for row in rows if row["task_id"] not in kept_ids])
+
+
+def _reward(config: GRPOTrainingConfig) -> ManimReward | SentenceReward:
+    """The reward the config names: the paper's against each task's reference, or the sentence's own."""
+    if config.reward == "sentence":
+        return SentenceReward(quality=config.render_quality, timeout_s=config.reward_timeout_s, workers=config.render_workers)
+    return ManimReward(
+        config.text_weight,
+        config.visual_weight,
+        config.reward_mode,
+        quality=config.render_quality,
+        timeout_s=config.reward_timeout_s,
+        preset=config.metric_preset,
+        visual_metric=config.visual_metric,
+        workers=config.render_workers,
+        ray=config.render_ray,
+    )
 
 
 def train_grpo(

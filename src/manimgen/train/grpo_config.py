@@ -52,6 +52,7 @@ class GRPOTrainingConfig(BaseTrainingConfig):
     min_p: float | None = 0.1
     max_prompt_length: int = 409
     max_completion_length: int = 1639
+    reward: Literal["paper", "sentence"] = "paper"  # sentence: train/sentence_reward.py, no reference needed
     text_weight: float = 0.2
     visual_weight: float = 0.8
     reward_mode: Literal["arithmetic", "geometric"] = "arithmetic"

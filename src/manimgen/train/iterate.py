@@ -32,7 +32,7 @@ from manimgen.train.checkpoints import checkpoints_dir
 from manimgen.train.data import load_split, sft_rows
 from manimgen.train.dpo import PAIR_COLUMNS, train_dpo
 from manimgen.train.dpo_config import DPOTrainingConfig
-from manimgen.train.harvest import KEPT_FILE, PAIRS_FILE, KeepRule, harvest, read_rows, write_harvest
+from manimgen.train.harvest import HELD_OUT, KEPT_FILE, PAIRS_FILE, KeepRule, harvest, held_out_sentences, read_rows, write_harvest
 from manimgen.train.model import RUN_RECORD
 from manimgen.train.sft import train_sft
 from manimgen.train.sft_config import SFTTrainingConfig
@@ -67,6 +67,9 @@ class IterateConfig(BaseModel):
     per_task: int = Field(2, ge=1)
     pairs_per_task: int = Field(2, ge=0)
     references_max_chars: int | None = None
+    all_held: bool = True
+    repairs: bool = True
+    held_out: Path | None = HELD_OUT
     sft: SFTTrainingConfig = Field(default_factory=SFTTrainingConfig)
     dpo: DPOTrainingConfig | None = None
     evaluate: list[str] = Field(default_factory=lambda: ["vanilla"])
@@ -81,7 +84,7 @@ class IterateConfig(BaseModel):
 
     @property
     def keep_rule(self) -> KeepRule:
-        return KeepRule(self.min_visual, self.per_task, self.pairs_per_task, self.references_max_chars)
+        return KeepRule(self.min_visual, self.per_task, self.pairs_per_task, self.references_max_chars, self.all_held, self.repairs)
 
 
 def load_iterate_config(path: Path | None, overrides: dict[str, Any] | None = None) -> IterateConfig:
@@ -132,7 +135,7 @@ def run_iterations(config: IterateConfig, out: Path, *, say: Say = print, llm_fa
         for run_dir, task_file in zip(step.sample_dirs(config), [None, *config.task_files]):
             _bench(_sample_config(config, sampler, task_file), run_dir, runner_options)
         harvested += step.sample_dirs(config)
-        result = harvest(harvested, config.keep_rule)
+        result = harvest(harvested, config.keep_rule, held_out=held_out_sentences(config.held_out))
         write_harvest(result, step.data, run_dirs=harvested, rule=config.keep_rule)
         say(f"iteration {number}: kept {len(result.kept)} answers over {result.summary()['tasks_with_kept']} tasks, {len(result.pairs)} pairs")
         _train_sft(config, step)
