@@ -207,6 +207,9 @@ def test_shipped_iteration_configs_load(tmp_path: Path) -> None:
     assert (distill.teacher, distill.strategy) == ("qwen2.5-coder-1.5b", "vanilla")
     dpo = DPOTrainingConfig.from_yaml(REPO / "configs/dpo-cpu.yaml").trl_config(tmp_path, world_size=1, use_cpu=True)
     assert (dpo.learning_rate, dpo.gradient_accumulation_steps, dpo.activation_checkpointing) == (5e-5, 8, False)
+    own = load_iterate_config(REPO / "configs/expert-iteration-1.5b-cpu.yaml")
+    assert (own.student, own.strategy, own.keep_rule.all_held, own.keep_rule.repairs) == ("qwen2.5-coder-1.5b", "sample-check-examples", True, True)
+    assert own.held_out == Path("sentences/evaluation.jsonl") and all(entry.path.is_file() for entry in own.task_files)
     with pytest.raises(ValueError, match="evaluate.*must be one of"):
         load_iterate_config(None, {"evaluate": ["nonesuch"]})
 
