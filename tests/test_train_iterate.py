@@ -253,6 +253,32 @@ def test_the_loop_samples_keeps_trains_evaluates_and_resumes(tiny_qwen: Path, tm
     assert (out / "iteration-1/sft/manimgen_run.json").stat().st_mtime_ns == record, "a finished SFT stage is not trained again"
 
 
+def test_with_dpo_the_sft_adapter_is_evaluated_alone_beside_it(tiny_qwen: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MANIMGEN_MANIMBENCH", str(manimbench_folder(tmp_path / "manimbench")))
+    train_tasks, validation_task = BUILTIN_TASKS[:2], BUILTIN_TASKS[3]
+    answers = {
+        "base-eval": [format_target(BROKEN)],
+        "samples": [format_target(code) for task in train_tasks for code in (task.reference_code, BROKEN)],
+        "eval-sft": [format_target(BROKEN)],
+        "eval": [format_target(validation_task.reference_code)],
+    }
+    asked: list[str] = []
+
+    def scripted(spec: str) -> ScriptedLLM:
+        stage = list(answers)[len(asked)]
+        asked.append(stage)
+        return ScriptedLLM(*answers[stage])
+
+    config = IterateConfig(
+        student=f"hf:{tiny_qwen}", seeds=[0, 1], limit=2,
+        sft=SFTTrainingConfig(max_steps=1, eval_strategy="no", **FAST), dpo=DPOTrainingConfig(max_steps=1, **FAST),
+    )
+    step = run_iterations(config, tmp_path / "ei", say=lambda line: None, llm_factory=scripted)["iterations"][0]
+    assert asked == list(answers)
+    assert step["harvest"]["pairs"] == 2 and step["adapter"].endswith("iteration-1/dpo")
+    assert step["validation_sft"] == {"vanilla": 0.0} and step["validation"] == {"vanilla": 1.0}
+
+
 def test_harvest_command_prints_the_account_and_refuses_a_missing_run(sampled: Path, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

@@ -1,10 +1,11 @@
 """Expert iteration (rejection-sampling fine-tuning), and distillation as the same loop with a teacher.
 
 Each iteration: sample candidates for the train prompts (a `bench run`: sandboxed renders, VS against
-the reference, every candidate's trace), harvest the answers that render cleanly and look like the
-reference (train/harvest.py), SFT a fresh LoRA on the student base with everything harvested so far,
-optionally DPO on rendered-vs-failed pairs from the same sampling, and evaluate the result on the
-validation split (the split checkpoints are chosen on). The next iteration samples with that adapter;
+the reference, every candidate's trace), harvest the answers that render cleanly, hold what their
+sentence asks and look like the reference (train/harvest.py), SFT a fresh LoRA on the student base with
+everything harvested so far, optionally DPO on kept-vs-failed pairs from the same sampling (the SFT
+adapter is then evaluated alone too, so DPO is measured against SFT alone), and evaluate the result on
+the validation split (the split checkpoints are chosen on). The next iteration samples with that adapter;
 with a `teacher` (distillation), the teacher keeps sampling and the student keeps learning.
 
 Every stage is resumable: a bench run resumes from its store, harvesting is a pure function of the
@@ -105,6 +106,7 @@ class Iteration:
         self.sft = self.dir / "sft"
         self.dpo = self.dir / "dpo"
         self.eval = self.dir / "eval"
+        self.eval_sft = self.dir / "eval-sft"
 
     def sample_dirs(self, config: IterateConfig) -> list[Path]:
         return [self.samples, *(self.dir / f"samples-{entry.path.stem}" for entry in config.task_files)]
@@ -139,7 +141,11 @@ def run_iterations(config: IterateConfig, out: Path, *, say: Say = print, llm_fa
         write_harvest(result, step.data, run_dirs=harvested, rule=config.keep_rule)
         say(f"iteration {number}: kept {len(result.kept)} answers over {result.summary()['tasks_with_kept']} tasks, {len(result.pairs)} pairs")
         _train_sft(config, step)
+        compared: dict[str, Any] = {}
         if config.dpo is not None:
+            say(f"iteration {number}: evaluating the SFT adapter alone on validation, to set DPO against")
+            _bench(_eval_config(config, adapter_spec(config.student, step.sft)), step.eval_sft, runner_options)
+            compared = {"validation_sft": _rsr_by_strategy(step.eval_sft)}
             _train_dpo(config, step)
         spec = adapter_spec(config.student, step.adapter(config))
         say(f"iteration {number}: evaluating {spec} on validation")
@@ -152,6 +158,7 @@ def run_iterations(config: IterateConfig, out: Path, *, say: Say = print, llm_fa
             "sampling": _cost([*step.sample_dirs(config)]),
             "train_seconds": _train_seconds(step, config),
             "validation": _rsr_by_strategy(step.eval),
+            **compared,
             "validation_cost": _cost([step.eval]),
         })
         (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n")
