@@ -273,6 +273,20 @@ class A(Scene):
         self.play(Create(square), FadeIn(name))
         self.play(Create(Line(square.get_corner(DL), square.get_corner(UR))), Create(Line(square.get_corner(DR), square.get_corner(UL))))
 """,
+    "words that fade": """from manim import *
+class A(Scene):
+    def construct(self):
+        words = Text("Hello, Manim")
+        self.play(Write(words))
+        self.play(FadeOut(words))
+""",
+    "words that stay": """from manim import *
+class A(Scene):
+    def construct(self):
+        words = Text("Hello, Manim")
+        self.play(Write(words))
+        self.wait(0.5)
+""",
 }
 
 
@@ -499,3 +513,15 @@ def test_formulas_said_in_words_and_graphs_of_time_are_read() -> None:
     assert ("transform", "square", "circle") in kinds("Turn a red square into a blue circle.")
     assert [item.colour for item in extract("Draw the vectors (2, 3) and (-1, 2) from the origin in green and orange.").requirements] == ["green", "orange"]
     assert normalise(latex("m = (y2 - y1)/(x2 - x1)")) == normalise("m = (y2 - y1)/(x2 - x1)")
+
+
+def test_what_fades_with_no_shape_named_is_the_quoted_text_before_it(timelines: dict[str, Timeline]) -> None:
+    sentence = "The words 'Hello, Manim' are written on screen in white, then fade out."
+    checklist = extract(sentence)
+    assert [(item.kind, item.what) for item in checklist.requirements if item.kind == "disappear"] == [("disappear", "Hello, Manim")]
+    assert [item.text for item in checklist.requirements if item.kind == "look"] == ["The words 'Hello, Manim' are written on screen in white"], "a comma in quotes ends no clause"
+    assert statuses(sentence, timelines["words that fade"])[:2] == ["held", "held"]
+    stays = check(checklist, timelines["words that stay"]).verdicts[1]
+    assert (stays.status, stays.seen) == ("failed", "'Hello, Manim' is still on screen at the end")
+    anything = check(extract("Draw it, then fade out."), timelines["words that fade"]).verdicts
+    assert [(verdict.status, verdict.seen) for verdict in anything] == [("held", "1 object(s) at most, 0 at the end")]

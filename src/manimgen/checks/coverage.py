@@ -33,6 +33,7 @@ IMPLIED = {
     "transform": "turn turns turning becomes become transform transforms transforming",
     "rotate": "rotate rotates rotating turn turns turning degrees degree by around about center centre own",
     "reflect": "reflect reflects reflected reflecting reflection mirror mirrored flip flipped across over about axis image",
+    "disappear": "fade fades fading out disappear disappears disappearing vanish vanishes leave leaves removed",
     "scale": "by twice its width size stretch stretches height scale scales scaled scaling double doubles doubled grow grows growing shrink shrinks shrinking longer shorter bigger smaller larger",
     "sequence": "array list elements next count counts counting below under beneath",
     "order": "sort sorted sorting swap swapping swaps array elements element selection bubble pair pairs list left right side neighbours neighbors adjacent row smallest largest biggest "
@@ -62,6 +63,8 @@ COUNT_NAMES = {
     13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen", 17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty",
 }  # fmt: skip
 """The counts a sentence writes as words (and `checks/extract.py` reads)."""
+QUOTED = re.compile(r"""(?<![\w'])'([^'\n]{1,60})'(?![\w'])|"([^"\n]{1,60})"|“([^”\n]{1,60})”""")
+"""Text in quotes: what the sentence asks to be written, word for word."""
 CLAUSE_BREAK = re.compile(r"[()\[\]]|[;:]|,(?=\s+(?:and\s+|then\s+)?[a-z]{3,})|\b(?=(?:then|while|where|until|so that|by \w+ing)\b)", re.I)
 
 
@@ -84,10 +87,14 @@ def _count_words(count: int | None, rows: int | None) -> str:
 
 
 def clauses(sentence: str) -> list[str]:
-    """The sentence cut where another part of what it asks begins: at ";", ":", ", <word>", "then", "while", "by …ing"."""
+    """The sentence cut where another part of what it asks begins: at ";", ":", ", <word>", "then", "while", "by …ing"
+    (never inside brackets or quotes)."""
     pieces, depth, start = [], 0, 0
+    quoted = [found.span() for found in QUOTED.finditer(sentence)]
     for match in CLAUSE_BREAK.finditer(sentence):
         token = match[0]
+        if any(first < match.start() < last for first, last in quoted):
+            continue
         if token in ("(", "["):
             depth += 1
         elif token in (")", "]"):

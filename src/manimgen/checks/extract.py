@@ -19,7 +19,7 @@ from fractions import Fraction
 from pydantic import ValidationError
 
 from manimgen.checks.colours import COLOUR_WORD, colour_word
-from manimgen.checks.coverage import COUNT_NAMES, unread
+from manimgen.checks.coverage import COUNT_NAMES, QUOTED, unread
 from manimgen.checks.requirements import MAX_COUNT, MAX_ITEMS, MAX_ROWS, Checklist, Requirement
 
 NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, **{word: value for value, word in COUNT_NAMES.items()}}
@@ -40,7 +40,6 @@ ADJECTIVE = (
 NUMBER = r"-?\d+(?:\.\d+)?(?:\s*π)?|-?π"
 MATH_SIGN = re.compile(r"[=^×÷]|\d[a-z]|\b[a-z]\s*[-+*/]\s*\w|\b(?:sin|cos|tan|ln|log|sqrt)\(")
 FORMULA = re.compile(r"(?<![\w^])((?:[A-Za-z]\w*\s*=\s*)?[-\w().|√π%]+(?:\s*[-+×÷*/^=]\s*[-\w().|√π%]+)+|(?:sin|cos|tan|ln|log|sqrt)\([a-z]\))")
-QUOTED = re.compile(r"""(?<![\w'])'([^'\n]{1,60})'(?![\w'])|"([^"\n]{1,60})"|“([^”\n]{1,60})”""")
 FORMULA_WHOLE = re.compile(r"(.+)")
 """A span of the sentence taken as one formula (see `_joined`)."""
 UNIT = re.compile(r"\s+(N|kg|J|W|V|Hz|cm|km|m/s\^2|m/s|Ω)(?![\w/^])")
@@ -728,19 +727,21 @@ def parts(sentence: str) -> list[Requirement]:
 
 
 def removals(sentence: str) -> list[Requirement]:
-    """ "fades out", "disappears", "then pop 3", "the front box leaves"."""
+    """ "fades out", "disappears", "then pop 3", "the front box leaves", "the words 'Hi' are written, then fade out"."""
     found = []
     added = re.search(r"\b(?:push\w*|enqueu\w*|insert\w*)\s+(?P<items>(?:-?\d+|(?-i:[A-Z]))(?:\s*,\s*(?:-?\d+|(?-i:[A-Z])))*(?:,?\s+and\s+(?:-?\d+|(?-i:[A-Z])))?)\b", sentence, re.I)
     waiting = re.findall(r"-?\d+|[A-Z]", added["items"]) if added else []
     taken = r"(?:the\s+)?(?P<end>top|last|front|first)(?:\s+(?:one|item|element|value|box|number))?|(?P<item>-?\d+|(?-i:[A-Z]))\b"
     for match in re.finditer(rf"\b(?:fades?\s+out|disappear\w*|vanish\w*|leaves(?!\s+\d)|(?:pop|dequeue)\w*\s+(?:{taken}))", sentence, re.I):
         subject = SHAPE.search(sentence[: match.start()])
+        quoted = [next(text for text in found_text.groups() if text) for found_text in QUOTED.finditer(sentence[: match.start()])]
         end = (match["end"] or "").lower()
         item = match["item"] or (waiting[-1] if end in ("top", "last") and waiting else waiting[0] if end in ("front", "first") and waiting else None)
         if end and item is None:
             continue
-        what = item or (shape_kind(subject["shape"]) if subject else None)
-        found.append(Requirement(kind="disappear", phrase=f"{what or 'the object'} leaves the screen", what=what))
+        what = item or (shape_kind(subject["shape"]) if subject else quoted[-1] if quoted else None)
+        named = f'the text "{what}"' if what and not subject and not item else what or "the object"
+        found.append(Requirement(kind="disappear", phrase=f"{named} leaves the screen", what=what))
     return found
 
 

@@ -685,7 +685,7 @@ def _holds(entry: Entry, point: Point) -> bool:
 
 @checks("disappear")
 def _disappear(requirement: Requirement, timeline: Timeline) -> Verdict:
-    test = matcher(requirement.what)
+    test = matcher(requirement.what) if requirement.what else _anything
     final = timeline.final
     assert final is not None
     if test is None:
@@ -696,9 +696,15 @@ def _disappear(requirement: Requirement, timeline: Timeline) -> Verdict:
             return _held(requirement, f"{requirement.what!r} is shown, then gone at the end")
         return _failed(requirement, f"{requirement.what!r} is still on screen at the end" if shown_before else f"{requirement.what!r} never appears")
     counts = [len([entry for entry in snapshot.visible() if test(entry)]) for snapshot in timeline]
+    what = requirement.what or "object"
     if max(counts) > counts[-1]:
-        return _held(requirement, f"{max(counts)} {requirement.what}(s) at most, {counts[-1]} at the end")
-    return _failed(requirement, f"no {requirement.what} ever leaves the screen")
+        return _held(requirement, f"{max(counts)} {what}(s) at most, {counts[-1]} at the end")
+    return _failed(requirement, f"no {what} ever leaves the screen")
+
+
+def _anything(entry: Entry) -> bool:
+    """The test of a removal with no subject ("then fade out"): any object leaving will do."""
+    return True
 
 
 @checks("relation")
