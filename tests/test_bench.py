@@ -611,6 +611,32 @@ def test_an_exported_run_imports_into_the_same_report_without_the_datasets_text(
     assert summary.recorded == 0 and summary.skipped == 4
 
 
+def test_prompts_travel_only_with_a_task_file_run(grid: tuple[Path, ScriptedLLM], tmp_path: Path) -> None:
+    import gzip
+
+    run_dir, _ = grid
+    refused = CliRunner().invoke(app, ["bench", "export", str(run_dir), "--out", str(tmp_path / "grid.jsonl.gz"), "--with-prompts"])
+    assert refused.exit_code == 2 and "is not a run over a task file: its prompts quote ManimBench" in refused.output
+    assert not (tmp_path / "grid.jsonl.gz").exists()
+
+    sentence = "Draw a blue circle in the middle of the screen."
+    tasks_file = tmp_path / "own.jsonl"
+    tasks_file.write_text(json.dumps({"id": "own01", "description": sentence}) + "\n")
+    source = tmp_path / "own"
+    config = parse_config({"out": source, "models": ["fixed=scripted"], "strategies": ["ritl"], "tasks_file": tasks_file})
+    BenchRunner(config, source, llm_factory=lambda spec: ScriptedLLM(format_target(BROKEN), format_target(GOOD), name="fixed"), show_progress=False).run()
+    for flags, kept in (([], False), (["--with-prompts"], True)):
+        exported = tmp_path / f"own-{kept}.jsonl.gz"
+        assert CliRunner().invoke(app, ["bench", "export", str(source), "--out", str(exported), *flags]).exit_code == 0
+        assert (sentence in gzip.decompress(exported.read_bytes()).decode()) is kept
+    merged = tmp_path / "merged"
+    assert CliRunner().invoke(app, ["bench", "import", str(tmp_path / "own-True.jsonl.gz"), "--out", str(merged)]).exit_code == 0
+    with Store.open_existing(merged) as store:
+        (sample,) = store.samples(with_trace=True)
+    repair = json.loads(sample.trace_json)["rounds"][-1]
+    assert sample.status == "ok" and any("NoSuchMobject" in message["content"] for message in repair["messages"])
+
+
 def test_an_imported_run_replays_its_first_drafts_to_a_strategy_resumed_there(tmp_path: Path) -> None:
     import gzip
 

@@ -6,7 +6,9 @@ ship the samples it was computed from. The file is gzip-compressed JSON Lines: a
 source run's last configuration and versions), then one line per sample with its scores and trace.
 
 Left out on purpose: the prompts (trace messages) and task descriptions, which quote the dataset
-(ManimBench's licence does not allow passing it on), and the media (videos are re-rendered from the
+(ManimBench's licence does not allow passing it on), unless the run is over a task file and the caller
+says its licence allows it (`with_prompts`: this project's own sentences, whose repair turns a harvest
+on another machine needs); and the media (videos are re-rendered from the
 stored code when needed). Everything a report computes is kept, and so is each round's generation
 key (a digest, which passes on nothing of the dataset): importing enters those calls into the run's
 generation cache, so another strategy resumed there replays the same first draft instead of asking
@@ -52,31 +54,38 @@ def _portable_trace(trace_json: str | None) -> str | None:
     return json.dumps(trace, ensure_ascii=False)
 
 
-def export_run(run_dir: Path, out: Path) -> int:
-    """Write every non-error sample of a run to OUT (gzip JSON Lines); returns how many."""
+def export_run(run_dir: Path, out: Path, *, with_prompts: bool = False) -> int:
+    """Write every non-error sample of a run to OUT (gzip JSON Lines); returns how many.
+
+    `with_prompts` keeps the traces' prompts and descriptions; it is refused for a run that is not over a
+    task file, since ManimBench's words must not travel."""
     with Store.open_existing(run_dir) as store:
         samples = [sample for sample in store.samples(with_trace=True) if sample.status != "error"]
         sessions = store.sessions()
+    config = sessions[-1].config if sessions else {}
+    if with_prompts and not config.get("tasks_file"):
+        raise StoreError(f"{run_dir} is not a run over a task file: its prompts quote ManimBench, whose licence does not allow passing them on; export it without --with-prompts")
     header = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
-        "config": sessions[-1].config if sessions else {},
+        "config": config,
         "versions": sessions[-1].versions if sessions else {},
+        "prompts": with_prompts,
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     with gzip.open(partial, "wt", encoding="utf-8") as handle:
         handle.write(json.dumps(header, sort_keys=True) + "\n")
         for sample in samples:
-            handle.write(json.dumps(_sample_dict(sample), ensure_ascii=False, sort_keys=True) + "\n")
+            handle.write(json.dumps(_sample_dict(sample, with_prompts), ensure_ascii=False, sort_keys=True) + "\n")
     partial.replace(out)
     return len(samples)
 
 
-def _sample_dict(sample: Sample) -> dict[str, Any]:
+def _sample_dict(sample: Sample, with_prompts: bool) -> dict[str, Any]:
     data = {item.name: getattr(sample, item.name) for item in fields(Sample) if item.name not in LEFT_OUT}
     data["scores"] = sample.scores.to_dict() if sample.scores is not None else None
-    data["trace_json"] = _portable_trace(sample.trace_json)
+    data["trace_json"] = sample.trace_json if with_prompts else _portable_trace(sample.trace_json)
     data["generation_keys"] = round_keys(sample)
     return data
 

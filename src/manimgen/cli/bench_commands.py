@@ -84,13 +84,14 @@ def bench_report(
 def bench_export(
     run_dir: RunDir,
     out: Annotated[Path, typer.Option(help="the file to write, e.g. results/NAME.jsonl.gz")],
+    with_prompts: Annotated[bool, typer.Option("--with-prompts", help="keep the prompts and sentences (a run over a task file whose licence allows passing them on)")] = False,
 ) -> None:
     """Write the run's samples (scores, code, traces; no prompts, descriptions or media) to a portable file."""
     from manimgen.bench import StoreError
     from manimgen.bench.transfer import export_run
 
     try:
-        count = export_run(run_dir, out)
+        count = export_run(run_dir, out, with_prompts=with_prompts)
     except StoreError as error:
         fail(str(error))
     console.print(Text(f"{count} samples written to {out}; merge them into a run with: manimgen bench import {out} --out RUN"))

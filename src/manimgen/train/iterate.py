@@ -109,7 +109,9 @@ class Iteration:
         self.eval_sft = self.dir / "eval-sft"
 
     def sample_dirs(self, config: IterateConfig) -> list[Path]:
-        return [self.samples, *(self.dir / f"samples-{entry.path.stem}" for entry in config.task_files)]
+        """The task files' runs first: a project's own sentences are what users ask, and their runs can be
+        exported whole (`bench export --with-prompts`) when sampling outlasts a machine."""
+        return [*(self.dir / f"samples-{entry.path.stem}" for entry in config.task_files), self.samples]
 
     def adapter(self, config: IterateConfig) -> Path:
         return self.dpo if config.dpo is not None else self.sft
@@ -134,7 +136,7 @@ def run_iterations(config: IterateConfig, out: Path, *, say: Say = print, llm_fa
     for number in range(1, config.iterations + 1):
         step = Iteration(out, number)
         say(f"iteration {number}: sampling {len(config.seeds)} candidates per prompt with {sampler}")
-        for run_dir, task_file in zip(step.sample_dirs(config), [None, *config.task_files]):
+        for run_dir, task_file in zip(step.sample_dirs(config), [*config.task_files, None]):
             _bench(_sample_config(config, sampler, task_file), run_dir, runner_options)
         harvested += step.sample_dirs(config)
         result = harvest(harvested, config.keep_rule, held_out=held_out_sentences(config.held_out))
