@@ -1,4 +1,4 @@
-"""Rewrite the README's tables of strategies, models and metrics from their registries."""
+"""Rewrite the tables of strategies, models and metrics in the README and docs/ from their registries."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 from manimgen.cli.choices import with_tables
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
 
 if __name__ == "__main__":
-    README.write_text(with_tables(README.read_text(encoding="utf-8")), encoding="utf-8")
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        page.write_text(with_tables(page.read_text(encoding="utf-8")), encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Help texts and README tables come from the registries, so a new strategy shows up everywhere."""
+"""Help texts and the documentation's tables come from the registries, so a new strategy shows up everywhere."""
 
 from __future__ import annotations
 
@@ -14,15 +14,17 @@ from manimgen.cli.choices import strategies_table, strategy_help, with_tables
 from manimgen.llm.models import MODELS
 from manimgen.scoring import METRIC_FIELDS
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 WIDE = {"COLUMNS": "400"}
 
 
-def test_readme_tables_match_the_registries() -> None:
-    text = README.read_text(encoding="utf-8")
-    assert with_tables(text) == text, "run `.venv/bin/python scripts/write_choices.py` after changing a registry"
-    for name in [*list_strategies(), *MODELS, *METRIC_FIELDS]:
-        assert f"| `{name}` |" in text
+def test_documentation_tables_match_the_registries() -> None:
+    texts = {page.name: page.read_text(encoding="utf-8") for page in PAGES}
+    for name, text in texts.items():
+        assert with_tables(text) == text, f"{name}: run `.venv/bin/python scripts/write_choices.py` after changing a registry"
+    for page, names in (("generation.md", list_strategies()), ("models.md", MODELS), ("metrics.md", METRIC_FIELDS)):
+        assert all(f"| `{name}` |" in texts[page] for name in names), page
 
 
 def test_a_registered_strategy_reaches_help_table_and_cli(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -180,7 +180,7 @@ S = TypeVar("S", bound=type)
 
 def register_strategy(name: str, *, summary: str) -> Callable[[S], S]:
     """Class decorator: make a strategy available by `name` (to `run_agent`, the CLI and the bench);
-    `summary` says what it does for users, in the CLI's help and the README's table."""
+    `summary` says what it does for users, in the CLI's help and docs/generation.md's table."""
 
     def decorate(cls: S) -> S:
         known = _REGISTRY.get(name)

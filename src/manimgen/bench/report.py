@@ -195,7 +195,7 @@ def notes(samples: list[Sample], sessions: list[Session], paper_rows: bool) -> l
     images, codes = embedders(samples)
     presets = sorted({sample.score("preset") for sample in samples if sample.status != "error" and sample.scores is not None})
     found = [
-        f"Metric preset {', '.join(presets) or MISSING} (README, Metrics); image embedder {', '.join(images) or MISSING} "
+        f"Metric preset {', '.join(presets) or MISSING} (docs/metrics.md); image embedder {', '.join(images) or MISSING} "
         f"and code embedder {', '.join(codes) or MISSING}; each metric's header names its embedder.",
         "RSR: share of samples whose final code rendered. VS = √(SSIM_DTW × SEM_DTW), 0 for a sample that did "
         "not render, averaged over all samples. CVS: what is drawn, where and in what colour, aligned over time "

@@ -1,9 +1,9 @@
-"""The CLI's help texts and the README's tables of choices, built from the registries.
+"""The CLI's help texts and the documentation's tables of choices, built from the registries.
 
 Strategies, models, providers, render qualities, splits, embedders, DTW methods and metrics each have one
-registry; the help of every option that picks one, and the README blocks between
-`<!-- choices:NAME -->` and `<!-- /choices -->`, are made from it here, so adding a strategy, a
-model or a metric touches one file (`scripts/write_choices.py` rewrites the README; a test checks it).
+registry; the help of every option that picks one, and the blocks between `<!-- choices:NAME -->` and
+`<!-- /choices -->` in the README and docs/, are made from it here, so adding a strategy, a model or a
+metric touches one file (`scripts/write_choices.py` rewrites the pages; a test checks them).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The providers: how a name or spec string becomes a ready chat model.
 
 Each provider is one entry of `PROVIDERS`: the spec prefix that picks it, its syntax and summary
-(the CLI's help, `manimgen models` and the README's table are built from them), how the text after
+(the CLI's help, `manimgen models` and docs/models.md's table are built from them), how the text after
 the prefix parses, and how the model loads. A provider's module is imported only when a model of
 its kind loads, so naming a server model never pays for importing torch or llama.cpp. An embedded
 model's name (and `NAME+ADAPTER`) goes to llama.cpp.

@@ -1,7 +1,7 @@
 """Named metric presets: every choice that changes a score, bundled, so a number says how it was made.
 
 `default` is manimgen's: offline embedders, exact DTW, sound pooling and distances. `paper` reproduces
-the original ManimBench/ManimTrainer code item by item, its bugs included (the README's Metrics section lists each
+the original ManimBench/ManimTrainer code item by item, its bugs included (docs/metrics.md lists each
 difference): fastdtw with radius 1, CLIP ViT-L/14 and CodeBERT (refused with the fix named when their
 weights are missing, never replaced silently), every int(fps/5)-th frame, AST labels with `ctx` and
 field leaves (None when the generated code does not parse), and a reference that does not render
