@@ -20,6 +20,12 @@ LOADERS: dict[str, tuple[Loader, str]] = {
     "sft": (SFTTrainingConfig.from_yaml, "learning_rate: 3.0e-5\n"),
     "grpo": (GRPOTrainingConfig.from_yaml, "beta: 0.01\n"),
 }
+READ_BACK: dict[str, Callable[[Any], Any]] = {  # the value the valid file sets, read off the loaded config
+    "bench": lambda config: ([model.spec for model in config.models], [strategy.name for strategy in config.strategies]),
+    "sft": lambda config: config.learning_rate,
+    "grpo": lambda config: config.beta,
+}
+SET = {"bench": (["a"], ["vanilla"]), "sft": 3.0e-5, "grpo": 0.01}
 
 
 def problem(loader: Loader, path: Path) -> str:
@@ -43,7 +49,7 @@ def test_a_valid_file_loads(kind: str, tmp_path: Path) -> None:
     loader, valid = LOADERS[kind]
     path = tmp_path / "run.yaml"
     path.write_text(valid)
-    assert loader(path) is not None
+    assert READ_BACK[kind](loader(path)) == SET[kind]
 
 
 def test_missing_file(kind: str, tmp_path: Path) -> None:

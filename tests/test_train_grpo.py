@@ -64,7 +64,8 @@ def test_two_steps_with_the_real_reward_and_long_prompts_left_out(tiny_qwen: Pat
     assert reward.last_stats is not None and reward.last_stats.count == 4
     state = json.loads(next((out / "checkpoints").glob("checkpoint-2/trainer_state.json")).read_text())
     logged = [entry for entry in state["log_history"] if "manim/render_ok" in entry]
-    assert len(logged) == 2 and all(0.0 <= entry["manim/render_ok"] <= 1.0 for entry in logged)
+    assert len(logged) == 2 and logged[-1]["manim/render_ok"] == pytest.approx(reward.last_stats.render_ok)
+    assert logged[-1]["manim/visual"] == pytest.approx(reward.last_stats.visual)
     assert (out / "adapter_model.safetensors").is_file()
     assert json.loads((out / "manimgen_run.json").read_text())["skipped_tasks"] == ["long"]
 

@@ -45,7 +45,7 @@ from manimgen.agent.trace import STOP_DEADLINE, STOP_MAX_ROUNDS, STOP_RENDERED, 
 from manimgen.checks import Checklist
 from manimgen.llm.base import LLM, Message, Sampling
 from manimgen.render import Renderer, RenderJob, RenderPool
-from manimgen.render.result import RenderResult, get_quality
+from manimgen.render.result import DEFAULT_QUALITY, DEFAULT_RENDER_TIMEOUT_S, RenderResult, get_quality
 
 DEFAULT_SAMPLING = Sampling(seed=0)
 
@@ -70,8 +70,8 @@ class AgentConfig:
 
     rounds: int = 3
     sampling: Sampling = DEFAULT_SAMPLING
-    quality: str = "low"
-    timeout_s: float = 300.0
+    quality: str = DEFAULT_QUALITY
+    timeout_s: float = DEFAULT_RENDER_TIMEOUT_S
     deadline_s: float | None = None
     renderer: Renderer | None = field(default=None, compare=False, repr=False)
     checklist: Checklist | None = field(default=None, compare=False, repr=False)  # a person's edit of the sentence's checklist

@@ -27,12 +27,11 @@ from manimgen.data.task import Split
 from manimgen.llm.base import Sampling
 from manimgen.metrics.dtw import DTW_METHODS
 from manimgen.metrics.embedders import CODE_EMBEDDERS, IMAGE_EMBEDDERS
-from manimgen.render.result import QUALITIES
+from manimgen.render.result import DEFAULT_QUALITY, DEFAULT_RENDER_TIMEOUT_S, QUALITIES
 from manimgen.scoring.presets import PRESETS
 
 LABEL_PREFIX = re.compile(r"^([A-Za-z0-9_.-]+)=(.+)$")
 DEFAULT_TIME_LIMIT_S = 1800.0
-DEFAULT_RENDER_TIMEOUT_S = 300.0
 
 
 class SamplingConfig(BaseModel):
@@ -113,7 +112,7 @@ class RunConfig(BaseModel):
     limit: int | None = Field(None, gt=0)
     rounds: int = Field(3, ge=0)
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)
-    quality: str = "low"
+    quality: str = DEFAULT_QUALITY
     image_embedder: str | None = None
     code_embedder: str | None = None
     dtw: str | None = None

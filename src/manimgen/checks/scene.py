@@ -14,6 +14,7 @@ from manimgen.checks.requirements import Checklist
 from manimgen.checks.timeline import Timeline
 from manimgen.checks.verify import Report, check
 from manimgen.render import Renderer, RenderJob, RenderResult, render
+from manimgen.render.result import DEFAULT_QUALITY
 
 
 def checklist_for(sentence: str, checklist: Checklist | None = None) -> Checklist:
@@ -22,7 +23,7 @@ def checklist_for(sentence: str, checklist: Checklist | None = None) -> Checklis
 
 
 def check_code(
-    code: str, checklist: Checklist, *, renderer: Renderer | None = None, quality: str = "low", use_cache: bool = True
+    code: str, checklist: Checklist, *, renderer: Renderer | None = None, quality: str = DEFAULT_QUALITY, use_cache: bool = True
 ) -> tuple[RenderResult, Report]:
     """Render `code` recording its timeline (on `renderer`, else a fresh sandbox) and check it against `checklist`."""
     job = RenderJob(code, quality=quality, geometry=True)

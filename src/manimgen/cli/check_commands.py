@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from manimgen.cli.app import QualityOption, app, console, fail, literal, read_scene_file
+from manimgen.render.result import DEFAULT_QUALITY
 
 MARKS = {"held": ("✓ held", "green"), "failed": ("✗ failed", "red"), "unverifiable": ("? not checked", "yellow")}
 
@@ -20,7 +21,7 @@ def check_command(
     sentence: Annotated[str, typer.Argument(help="what the scene should show, as a teacher would say it")],
     code: Annotated[Optional[Path], typer.Option(help="the scene file to render and check (leave out to print the checklist only)")] = None,
     checklist: Annotated[Optional[Path], typer.Option(help="an edited checklist (the JSON `--json` prints) instead of the sentence's own")] = None,
-    quality: QualityOption = "low",
+    quality: QualityOption = DEFAULT_QUALITY,
     as_json: Annotated[bool, typer.Option("--json", help="print the checklist and verdicts as JSON")] = False,
 ) -> None:
     """Render a scene and check it against its sentence: each requirement held, failed (and what was seen instead)

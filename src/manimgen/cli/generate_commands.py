@@ -18,6 +18,7 @@ from manimgen.agent.checked_search import DEFAULT_STRATEGY
 from manimgen.cli.app import app, console, fail, literal
 from manimgen.cli.choices import model_help, strategy_help
 from manimgen.llm.base import Sampling
+from manimgen.render.result import DEFAULT_QUALITY
 
 if TYPE_CHECKING:
     from manimgen.agent import Round
@@ -85,7 +86,7 @@ def generate(
     temperature: Annotated[float, typer.Option(min=0.0, help="sampling temperature")] = Sampling.temperature,
     max_tokens: Annotated[int, typer.Option(min=1, help="most tokens per answer")] = Sampling.max_tokens,
     seed: Annotated[int, typer.Option(help="sampling seed (round i uses seed + i)")] = 0,
-    quality: Annotated[str, typer.Option(help="the video's quality; the search renders at low, then the accepted scene once at this quality")] = "low",
+    quality: Annotated[str, typer.Option(help="the video's quality; the search renders at low, then the accepted scene once at this quality")] = DEFAULT_QUALITY,
     out: Annotated[Optional[Path], typer.Option(help="where the video goes (default runs/generate/<slug>.mp4); its .py beside it")] = None,
     trace: Annotated[Optional[Path], typer.Option(help="also write the run's trace (every prompt, answer, render) as JSON here")] = None,
     batch: Annotated[Optional[Path], typer.Option(help="a file of sentences (one per line, or JSON Lines): one video each into --out, resumable")] = None,

@@ -10,14 +10,15 @@ from rich.table import Table
 from rich.text import Text
 
 from manimgen.cli.app import QualityOption, SplitOption, app, console, fail, literal, read_scene_file, refs_app
+from manimgen.render.result import DEFAULT_QUALITY, DEFAULT_RENDER_TIMEOUT_S
 
 
 @app.command()
 def render(
     file: Annotated[Path, typer.Argument(help="a Python file holding a Manim scene")],
     scene: Annotated[Optional[str], typer.Option(help="scene class to render (default: the only or last scene)")] = None,
-    quality: QualityOption = "low",
-    timeout: Annotated[float, typer.Option(help="seconds before the render is killed")] = 300.0,
+    quality: QualityOption = DEFAULT_QUALITY,
+    timeout: Annotated[float, typer.Option(help="seconds before the render is killed")] = DEFAULT_RENDER_TIMEOUT_S,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="render even when a cached result exists")] = False,
 ) -> None:
     """Render one scene file in the sandbox and print where the video is."""
@@ -39,9 +40,9 @@ def render(
 @refs_app.command("render")
 def refs_render(
     split: SplitOption = "builtin",
-    quality: QualityOption = "low",
+    quality: QualityOption = DEFAULT_QUALITY,
     workers: Annotated[Optional[int], typer.Option(help="parallel renders (default: one per core)")] = None,
-    timeout: Annotated[float, typer.Option(help="seconds before a render is killed")] = 300.0,
+    timeout: Annotated[float, typer.Option(help="seconds before a render is killed")] = DEFAULT_RENDER_TIMEOUT_S,
     limit: Annotated[Optional[int], typer.Option(help="render only the first N references")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="render even when a cached result exists")] = False,
     summary: Annotated[Optional[Path], typer.Option(help="where to write the JSON summary")] = None,

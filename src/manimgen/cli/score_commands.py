@@ -12,6 +12,7 @@ from rich.table import Table
 
 from manimgen.cli.app import QualityOption, app, console, fail, read_scene_file
 from manimgen.cli.choices import code_embedder_help, dtw_help, image_embedder_help, preset_help
+from manimgen.render.result import DEFAULT_QUALITY
 
 ImageEmbedderOption = Annotated[Optional[str], typer.Option(help=image_embedder_help())]
 CodeEmbedderOption = Annotated[Optional[str], typer.Option(help=code_embedder_help())]
@@ -25,7 +26,7 @@ def score(
     ref: Annotated[Optional[Path], typer.Option(help="a reference scene file, instead of --task")] = None,
     code: Annotated[Optional[Path], typer.Option(help="the generated scene file to score")] = None,
     gen: Annotated[Optional[Path], typer.Option(help="the generated scene file (same as --code)")] = None,
-    quality: QualityOption = "low",
+    quality: QualityOption = DEFAULT_QUALITY,
     preset: PresetOption = "default",
     image_embedder: ImageEmbedderOption = None,
     code_embedder: CodeEmbedderOption = None,

@@ -48,6 +48,7 @@ QUALITIES: dict[str, Quality] = {
     "high": Quality("high", 1920, 1080, 60),
 }
 DEFAULT_QUALITY = "low"
+DEFAULT_RENDER_TIMEOUT_S = 300.0  # the paper's limit for one render
 
 
 def get_quality(name: str) -> Quality:

@@ -37,6 +37,7 @@ from typing import IO, BinaryIO
 
 from manimgen.render import cgroups
 from manimgen.render.cgroups import RunCgroup, remove_stale
+from manimgen.render.result import DEFAULT_RENDER_TIMEOUT_S
 from manimgen.render.volume import Volume, hard_quota_available, unmount_stale
 
 GIB = 1 << 30
@@ -83,7 +84,7 @@ class Limits:
     resident memory of the whole process tree together (its tmpfs files included).
     """
 
-    timeout_s: float = 300.0
+    timeout_s: float = DEFAULT_RENDER_TIMEOUT_S
     memory_bytes: int = 2 * GIB
     cpu_seconds: int = 600
     file_size_bytes: int = 64 * MIB
@@ -105,10 +106,6 @@ class Completed:
     stdout_tail: str
     stderr_tail: str
     seconds: float
-
-    @property
-    def timed_out(self) -> bool:
-        return self.killed_by == "timeout"
 
 
 def _works(argv: list[str]) -> bool:

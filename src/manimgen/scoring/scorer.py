@@ -41,6 +41,7 @@ from manimgen.metrics.dtw import DTW_METHODS, DtwMethod
 from manimgen.metrics.embedders import CodeEmbedder
 from manimgen.metrics.visual import VisualScore, embed_frames, visual_score
 from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult, RenderStatus, every_nth_frame, get_quality, sample_frames
+from manimgen.render.result import DEFAULT_QUALITY, DEFAULT_RENDER_TIMEOUT_S
 from manimgen.scoring.presets import DEFAULT_PRESET, get_preset
 from manimgen.scoring.schema import Scores
 
@@ -133,9 +134,9 @@ class Scorer:
         self,
         image_embedder: str | None = None,
         code_embedder: str | None = None,
-        quality: str = "low",
+        quality: str = DEFAULT_QUALITY,
         dtw: str | None = None,
-        timeout_s: float = 300.0,
+        timeout_s: float = DEFAULT_RENDER_TIMEOUT_S,
         workers: int | None = None,
         reference_cache_size: int = REFERENCE_CACHE_SIZE,
         with_ast_distance: bool = True,

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import field_validator
 
 from manimgen import config_file
-from manimgen.render.result import QUALITIES
+from manimgen.render.result import DEFAULT_QUALITY, QUALITIES
 from manimgen.train.base_config import BaseTrainingConfig, accumulation_steps
 
 LOSS_TYPES = ("grpo", "dr_grpo", "dapo", "bnpo", "cispo", "sapo", "luspo", "vespo")
@@ -56,7 +56,7 @@ class GRPOTrainingConfig(BaseTrainingConfig):
     text_weight: float = 0.2
     visual_weight: float = 0.8
     reward_mode: Literal["arithmetic", "geometric"] = "arithmetic"
-    render_quality: str = "low"
+    render_quality: str = DEFAULT_QUALITY
     render_timeout_s: float | None = None
     metric_preset: str = "default"
     visual_metric: Literal["vs", "content_vs"] = "vs"

@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from manimgen.render.result import DEFAULT_QUALITY
+
 if TYPE_CHECKING:
     from manimgen.render import Renderer
 
@@ -80,7 +82,7 @@ class ManimReward:
         visual_weight: float = 0.8,
         mode: RewardMode = "arithmetic",
         *,
-        quality: str = "low",
+        quality: str = DEFAULT_QUALITY,
         timeout_s: float = 120.0,
         workers: int | None = None,
         scorer: Any | None = None,

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from manimgen.render.result import DEFAULT_QUALITY
 from manimgen.train.reward import completion_text, default_render_workers
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class SentenceParts:
 class SentenceReward:
     """A TRL reward function `(prompts, completions, description, **kwargs) -> list[float]`."""
 
-    def __init__(self, *, quality: str = "low", timeout_s: float = 120.0, workers: int | None = None, renderer: Renderer | None = None) -> None:
+    def __init__(self, *, quality: str = DEFAULT_QUALITY, timeout_s: float = 120.0, workers: int | None = None, renderer: Renderer | None = None) -> None:
         """`renderer` renders the completions (default: a warm sandboxed pool of `workers`, kept between steps)."""
         self.quality = quality
         self._renderer = renderer
