@@ -108,10 +108,14 @@ class Iteration:
         self.eval = self.dir / "eval"
         self.eval_sft = self.dir / "eval-sft"
 
+    def sample_runs(self, config: IterateConfig) -> list[tuple[Path, TaskFileEntry | None]]:
+        """Each sampling run's folder and its task file (None: the train split). The task files' runs come
+        first: a project's own sentences are what users ask, and their runs can be exported whole
+        (`bench export --with-prompts`) when sampling outlasts a machine."""
+        return [*((self.dir / f"samples-{entry.path.stem}", entry) for entry in config.task_files), (self.samples, None)]
+
     def sample_dirs(self, config: IterateConfig) -> list[Path]:
-        """The task files' runs first: a project's own sentences are what users ask, and their runs can be
-        exported whole (`bench export --with-prompts`) when sampling outlasts a machine."""
-        return [*(self.dir / f"samples-{entry.path.stem}" for entry in config.task_files), self.samples]
+        return [run_dir for run_dir, _ in self.sample_runs(config)]
 
     def adapter(self, config: IterateConfig) -> Path:
         return self.dpo if config.dpo is not None else self.sft
@@ -136,7 +140,7 @@ def run_iterations(config: IterateConfig, out: Path, *, say: Say = print, llm_fa
     for number in range(1, config.iterations + 1):
         step = Iteration(out, number)
         say(f"iteration {number}: sampling {len(config.seeds)} candidates per prompt with {sampler}")
-        for run_dir, task_file in zip(step.sample_dirs(config), [*config.task_files, None]):
+        for run_dir, task_file in step.sample_runs(config):
             _bench(_sample_config(config, sampler, task_file), run_dir, runner_options)
         harvested += step.sample_dirs(config)
         result = harvest(harvested, config.keep_rule, held_out=held_out_sentences(config.held_out))
@@ -157,7 +161,7 @@ def run_iterations(config: IterateConfig, out: Path, *, say: Say = print, llm_fa
             "sampler": sampler,
             "adapter": spec,
             "harvest": result.summary(),
-            "sampling": _cost([*step.sample_dirs(config)]),
+            "sampling": _cost(step.sample_dirs(config)),
             "train_seconds": _train_seconds(step, config),
             "validation": _rsr_by_strategy(step.eval),
             **compared,
