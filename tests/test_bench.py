@@ -245,6 +245,21 @@ def test_label_keeps_its_meaning_in_a_run_directory(grid: tuple[Path, ScriptedLL
         BenchRunner(more_rounds, run_dir, llm_factory=lambda spec: ScriptedLLM(), show_progress=False).run()
 
 
+def test_a_run_refuses_rows_from_another_prompt_evaluation(tmp_path: Path) -> None:
+    one = grid_config(tmp_path, strategies=["vanilla"], tasks=["circle-to-square"])
+    BenchRunner(one, tmp_path, llm_factory=lambda spec: ScriptedLLM(format_target(GOOD), name="fixed"), show_progress=False).run()
+    with Store.open_existing(tmp_path) as store:
+        (session,) = store.sessions()
+        assert session.versions["llamacpp-prompts"] == "chunks of 64 tokens" and "llama-cpp-python" in session.versions
+    with sqlite3.connect(tmp_path / "results.sqlite") as connection:
+        connection.execute("UPDATE sessions SET versions_json = json_set(versions_json, '$.\"llamacpp-prompts\"', 'whole prompts')")
+    more = grid_config(tmp_path, strategies=["vanilla", "ritl"], tasks=["circle-to-square"])
+    with pytest.raises(ConfigError, match=r"generated with llamacpp-prompts whole prompts \(now chunks of 64 tokens\); .* mix two providers"):
+        BenchRunner(more, tmp_path, llm_factory=lambda spec: ScriptedLLM(format_target(GOOD), name="fixed"), show_progress=False).run()
+    summary = BenchRunner(one, tmp_path, llm_factory=lambda spec: ScriptedLLM(name="fixed"), show_progress=False).run()
+    assert summary.skipped == 1, "with nothing to add, the stored rows stay readable"
+
+
 def test_stored_traces_are_replayed_without_the_cache_file(tmp_path: Path) -> None:
     first = ScriptedLLM(format_target(GOOD), name="fixed")
     BenchRunner(grid_config(tmp_path, strategies=["vanilla"], tasks=["circle-to-square"]), tmp_path,

@@ -86,10 +86,11 @@ def test_unknown_name_lists_known_models_and_syntax() -> None:
         assert syntax in message
 
 
-def test_models_dir_follows_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_models_stay_put_when_the_cache_moves(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("MANIMGEN_MODEL_DIR", raising=False)
-    monkeypatch.setenv("MANIMGEN_CACHE", str(tmp_path))
-    assert registry.models_dir() == tmp_path / "models"
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("MANIMGEN_CACHE", str(tmp_path / "fresh-cache"))
+    assert registry.models_dir() == tmp_path / "home/.cache/manimgen/models", "a fresh render cache does not rebuild the models"
     monkeypatch.setenv("MANIMGEN_MODEL_DIR", str(tmp_path / "weights"))
     assert registry.models_dir() == tmp_path / "weights"
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from PIL import Image
 
 from manimgen.data import BUILTIN_TASKS
 
@@ -38,6 +39,8 @@ async def session(tmp_path: Path) -> dict[str, Any]:
         generated = await client.call_tool("generate_animation", {"description": "A blue circle turns into a square"}, read_timeout_seconds=300)
         rendered = await client.call_tool("render_scene", {"code": "from manim import *\n\n\nclass Bad(Scene):\n    def construct(self):\n        self.play(Create(Circel()))\n"}, read_timeout_seconds=300)
         refused = await client.call_tool("generate_animation", {"description": "  "})
+        portrait = await client.call_tool("render_scene", {"code": GOOD, "aspect": "9:16", "format": "gif"}, read_timeout_seconds=300)
+        unshaped = await client.call_tool("render_scene", {"code": GOOD, "resolution": "1081x1920"})
         planned = await client.call_tool("plan_checklist", {"description": "Draw a purple pentagon and rotate it by 72 degrees."})
         checklist = dict(planned.structured_content or {})
         checklist["requirements"] = checklist["requirements"][:1]
@@ -49,6 +52,8 @@ async def session(tmp_path: Path) -> dict[str, Any]:
         "generated": generated.structured_content,
         "rendered": rendered.structured_content,
         "refused": refused.structured_content,
+        "portrait": portrait.structured_content,
+        "unshaped": unshaped.structured_content,
         "planned": planned.structured_content,
         "checked": checked.structured_content,
     }
@@ -68,4 +73,9 @@ def test_an_mcp_client_lists_and_calls_every_tool(tmp_path: Path) -> None:
     assert rendered["status"] == "failed" and rendered["video_path"] is None and "Circel" in rendered["error"]
     assert [item["phrase"] for item in results["planned"]["requirements"]] == ["a purple pentagon", "the pentagon turns by 72°"]
     assert results["checked"]["status"] == "done", "an edited checklist is accepted and the job runs"
+    portrait = results["portrait"]
+    assert portrait["status"] == "done" and Path(portrait["video_path"]).suffix == ".gif"
+    with Image.open(portrait["video_path"]) as image:
+        assert image.size == (480, 854) and image.n_frames > 1
+    assert results["unshaped"] == {"status": "refused", "error": "1081x1920 cannot be encoded; give even sides from 16 to 4096 pixels"}
     assert results["refused"] == {"status": "refused", "error": 'the sentence is empty: describe the animation, e.g. "A blue circle turns into a red square"'}

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from manimgen.render import Limits, RenderJob, RenderPool, RenderResult, RenderStatus, SandboxMode, cgroups, detect_mode, render
+from manimgen.render.formats import DeliveryError, deliver
 from manimgen.render.protocol import RESULT_MARKER
 from manimgen.render.sandbox import SCENE_UIDS, changes_user, scrubbed_env, warm_sealed
 from manimgen.render.volume import hard_quota_available
@@ -273,6 +274,32 @@ def test_malformed_report_through_the_cli_is_one_line(tmp_path) -> None:
     assert outcome.exit_code == 1
     assert "RenderReportError: the render's report could not be read" in outcome.output
     assert "Traceback" not in outcome.output
+
+
+JUNK_VIDEO = forged_report(
+    '{"scene": "Hostile"}', "import os\nos.makedirs('media/videos', exist_ok=True)\nopen('media/videos/render.mp4', 'wb').write(b'not a video' * 999)"
+)
+
+
+@pytest.mark.parametrize("name", ["webm", "gif", "png"])
+def test_a_video_that_does_not_decode_is_refused_when_another_format_is_made(run_scene: Renderer, tmp_path, name: str) -> None:
+    result = run_scene(JUNK_VIDEO, FAST)
+    assert result.ok and result.output is not None, "the host takes the file; it is decoded only to make another format"
+    with pytest.raises(DeliveryError, match=f"^the render's mp4 could not be made into {name} \\(InvalidDataError: "):
+        deliver(result.output, tmp_path / "made", name)
+    assert list(tmp_path.iterdir()) == [], "no partial file is left"
+
+
+def test_a_video_that_does_not_decode_through_the_cli_is_one_line(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from manimgen.cli import app
+
+    scene_file = tmp_path / "junk.py"
+    scene_file.write_text(JUNK_VIDEO)
+    outcome = CliRunner().invoke(app, ["render", str(scene_file), "--no-cache", "--format", "gif"], env={"COLUMNS": "300"})
+    assert outcome.exit_code == 1 and "no video: the render's mp4 could not be made into gif (InvalidDataError: " in outcome.output
+    assert "Traceback" not in outcome.output and not (tmp_path / "junk.gif").exists()
 
 
 @pytest.mark.parametrize(

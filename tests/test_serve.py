@@ -23,12 +23,14 @@ import av
 import httpx
 import pytest
 import uvicorn
+from PIL import Image
 
 from manimgen.agent import format_target
 from manimgen.checks import Checklist, Requirement
 from manimgen.data import BUILTIN_TASKS
 from manimgen.llm.base import LLM
 from manimgen.llm.scripted import ScriptedLLM
+from manimgen.render.protocol import RESULT_MARKER
 from manimgen.serve.api import create_app
 from manimgen.serve.engine import JobEngine, JobError
 from manimgen.serve.jobs import CANCELLED, DONE, FAILED, INTERRUPTED, RUNNING, Job, JobStore, new_id
@@ -129,6 +131,50 @@ def test_bad_requests_are_refused_with_the_fix(engine_with) -> None:  # type: ig
         engine.submit("x" * 1001)
     with pytest.raises(JobError, match="the scene code is empty"):
         engine.submit_render("\n")
+    with pytest.raises(JobError, match="unknown format 'avi'; choose one of: mp4, webm, gif, png"):
+        engine.submit_render(GOOD, video_format="avi")
+    with pytest.raises(JobError, match="1:9 is too narrow or too wide"):
+        engine.submit("A dot", quality="low@1:9")
+
+
+def test_a_portrait_gif_job_is_searched_in_its_frame_and_its_retry_keeps_the_shape(engine_with) -> None:  # type: ignore[no-untyped-def]
+    engine = engine_with(scripted(format_target(GOOD), format_target(GOOD)), default_model=SCRIPTED_SPEC, default_strategy="vanilla")
+    job = wait_for(engine, engine.submit("A blue circle", quality="low@9:16", video_format="gif").id)
+    assert (job.status, job.quality, job.video_format, job.video) == (DONE, "low@9:16", "gif", "scene.gif")
+    with Image.open(engine.job_dir(job.id) / "scene.gif") as image:
+        assert image.size == (480, 854) and image.n_frames > 1
+    trace = json.loads((engine.job_dir(job.id) / "scene.trace.json").read_text())
+    assert trace["rounds"][0]["render"]["quality"] == "low@9:16", "the search rendered in the portrait frame"
+    again = wait_for(engine, engine.retry(job.id).id)
+    assert (again.quality, again.video_format, again.video) == ("low@9:16", "gif", "scene.gif")
+
+
+def test_a_render_that_does_not_decode_fails_its_job_when_another_format_is_asked(engine_with) -> None:  # type: ignore[no-untyped-def]
+    junk = (
+        "from manim import *\nimport os\n\nclass Junk(Scene):\n    def construct(self):\n"
+        "        os.makedirs('media/videos', exist_ok=True)\n        open('media/videos/render.mp4', 'wb').write(b'junk' * 999)\n"
+        f"        print({RESULT_MARKER!r} + '{{\"scene\": \"Junk\"}}', flush=True)\n        os._exit(0)\n"
+    )
+    engine = engine_with(scripted())
+    job = wait_for(engine, engine.submit_render(junk, video_format="webm").id)
+    assert job.status == FAILED and job.video is None
+    assert job.error is not None and job.error.startswith("the render's mp4 could not be made into webm (InvalidDataError: ")
+
+
+def test_an_older_jobs_file_gains_the_format_column_and_keeps_its_jobs(tmp_path: Path) -> None:
+    import sqlite3
+
+    store = JobStore(tmp_path)
+    store.add(Job(new_id(), "generate", "A dot", "m", "vanilla", "low"))
+    store.close()
+    with sqlite3.connect(tmp_path / "jobs.sqlite") as connection:
+        connection.execute("ALTER TABLE jobs DROP COLUMN video_format")
+    reopened = JobStore(tmp_path)
+    try:
+        (job,) = reopened.recent(10)
+        assert (job.sentence, job.video_format) == ("A dot", "mp4")
+    finally:
+        reopened.close()
 
 
 class GatedLLM(ScriptedLLM):
@@ -256,6 +302,13 @@ def test_the_api_end_to_end_with_the_embedded_model(served, small_gguf: Path, tm
         assert client.get(f"/api/jobs/{edited['id']}").json()["status"] == DONE
         assert client.get(f"/api/jobs/{edited['id']}/poster").headers["content-type"] == "image/png"
         assert [item["id"] for item in client.get("/api/jobs").json()][:2] == [edited["id"], job["id"]]
+        square = client.post("/api/render", json={"code": GOOD, "aspect": "1:1", "format": "webm"}).json()
+        sse_events(client, f"/api/jobs/{square['id']}/events")
+        fetched = client.get(f"/api/jobs/{square['id']}/video")
+        assert fetched.headers["content-type"] == "video/webm"
+        (tmp_path / "square.webm").write_bytes(fetched.content)
+        with av.open(str(tmp_path / "square.webm")) as container:
+            assert (container.streams.video[0].codec_context.name, container.streams.video[0].width, container.streams.video[0].height) == ("vp9", 480, 480)
         assert client.get("/openapi.json").json()["info"]["title"] == "manimgen"
 
 
@@ -274,6 +327,12 @@ def test_the_api_refuses_bad_input_with_a_message(served, tmp_path: Path) -> Non
         assert refused.status_code == 422 and "SECRET-INPUT" not in refused.text
         assert refused.json()["detail"][0]["loc"][:4] == ["body", "checklist", "requirements", 0]
         assert client.get("/api/jobs/nope").json() == {"detail": "no job 'nope'; list jobs with GET /api/jobs"}
+        sideways = client.post("/api/render", json={"code": GOOD, "aspect": "9x16"})
+        assert sideways.status_code == 422 and sideways.json()["detail"].startswith("cannot read '9x16' as an aspect; write WIDTH:HEIGHT")
+        both = client.post("/api/jobs", json={"sentence": "A dot", "aspect": "9:16", "resolution": "1080x1920"})
+        assert both.json()["detail"] == "give an aspect or a resolution, not both: the size sets the aspect"
+        options = client.get("/api/options").json()
+        assert list(options["aspects"]) == ["16:9", "9:16", "1:1"] and list(options["formats"]) == ["mp4", "webm", "gif", "png"]
         huge = client.post("/api/render", content=b"{" + b" " * 100_000 + b"}", headers={"content-type": "application/json"})
         assert huge.status_code == 413 and "over" in huge.json()["detail"]
 
@@ -356,6 +415,18 @@ def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: 
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history img"))
         driver.save_screenshot(str(tmp_path / "page.png"))
         assert (tmp_path / "page.png").stat().st_size > 10_000
+        from selenium.webdriver.support.ui import Select
+
+        Select(driver.find_element(By.ID, "aspect")).select_by_value("9:16")
+        Select(driver.find_element(By.ID, "format")).select_by_value("gif")
+        assert Select(driver.find_element(By.ID, "format")).first_selected_option.get_attribute("title").startswith("a looping GIF")
+        driver.execute_script("document.getElementById('code-panel').open = true")
+        driver.find_element(By.ID, "rerender").click()
+        size = wait.until(lambda d: d.execute_script(
+            "const s = document.getElementById('still'); return !s.hidden && s.complete && s.naturalWidth ? [s.naturalWidth, s.naturalHeight] : null"
+        ))
+        assert size == [480, 854] and not driver.find_element(By.ID, "video").is_displayed(), "a portrait GIF, shown as a picture"
+        driver.save_screenshot(str(tmp_path / "gif.png"))
     finally:
         driver.quit()
 
@@ -391,6 +462,12 @@ def test_generate_writes_the_code_beside_the_video_renders_the_asked_quality_and
     assert [json.loads(line)["ok"] for line in (tmp_path / "batch/batch.jsonl").read_text().splitlines()] == [True, True, False]
     again = runner.invoke(app, ["generate", "--batch", str(sentences), *spec, "--out", "batch"], env={"COLUMNS": "200"})
     assert again.exit_code == 0 and "3 of 3 sentences have a video (1 run now)" in again.output, "a rerun redoes only the one without"
+    phone = runner.invoke(app, ["generate", "A blue circle", *spec, "--aspect", "9:16", "--format", "webm", "--out", "made/phone"], env={"COLUMNS": "200"})
+    assert phone.exit_code == 0, phone.output
+    with av.open(str(tmp_path / "made/phone.webm")) as container:
+        assert (container.streams.video[0].codec_context.name, container.streams.video[0].width, container.streams.video[0].height) == ("vp9", 480, 854)
+    unknown = runner.invoke(app, ["generate", "A blue circle", *spec, "--format", "avi"], env={"COLUMNS": "200"})
+    assert unknown.exit_code == 2 and "unknown format 'avi'; choose one of: mp4, webm, gif, png" in unknown.output
     neither = runner.invoke(app, ["generate", *spec], env={"COLUMNS": "200"})
     assert neither.exit_code == 2 and "give one sentence, or --batch FILE" in neither.output
 

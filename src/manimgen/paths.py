@@ -1,7 +1,9 @@
-"""Where manimgen keeps what it derives: renders, exported embedders and downloaded models, under one root;
-and where it looks for the datasets it reads.
+"""Where manimgen keeps what it derives (renders, exported embedders) and the models it builds, and
+where it looks for the datasets it reads.
 
-`$MANIMGEN_CACHE` moves all of it (default `~/.cache/manimgen`); `$MANIMGEN_MODEL_DIR` moves the models alone.
+`$MANIMGEN_CACHE` moves the derived files (default `~/.cache/manimgen`); the models stay in
+`~/.cache/manimgen/models` unless `$MANIMGEN_MODEL_DIR` moves them, so a run with a fresh render
+cache does not rebuild a gigabyte of weights.
 Datasets are read from a `shared/data/` folder beside the checkout (or the working directory's parent).
 """
 
@@ -14,16 +16,18 @@ CACHE_ENV = "MANIMGEN_CACHE"
 MODEL_DIR_ENV = "MANIMGEN_MODEL_DIR"
 
 
+def default_root() -> Path:
+    return Path.home() / ".cache" / "manimgen"
+
+
 def cache_root() -> Path:
-    """`$MANIMGEN_CACHE`, else ~/.cache/manimgen: models, renders and embedders live below it."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "manimgen")
+    """`$MANIMGEN_CACHE`, else ~/.cache/manimgen: renders and embedders live below it."""
+    return Path(os.environ.get(CACHE_ENV) or default_root())
 
 
 def models_dir() -> Path:
-    """`$MANIMGEN_MODEL_DIR`, else the cache root's `models`."""
-    if explicit := os.environ.get(MODEL_DIR_ENV):
-        return Path(explicit)
-    return cache_root() / "models"
+    """`$MANIMGEN_MODEL_DIR`, else ~/.cache/manimgen/models, wherever `$MANIMGEN_CACHE` points."""
+    return Path(os.environ.get(MODEL_DIR_ENV) or default_root() / "models")
 
 
 def shared_data(name: str) -> Path | None:

@@ -75,7 +75,7 @@ class CheckedSampleLoop(SampleLoop):
 
     def draft_messages(self, run: AgentRun) -> list[Message]:
         plan = self.checklist.render_text(looks=False) or None
-        return generation_messages(run.description, self.examples(run), plan=plan, system=self.system)
+        return generation_messages(run.description, self.examples(run), plan=plan, system=self.system, frame=run.frame)
 
     def examples(self, run: AgentRun) -> list[tuple[str, str]]:
         """(description, code) of working scenes shown before the sentence; none here."""

@@ -16,10 +16,11 @@ never a growing chat: the model sees the description, its previous code and the 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
 from manimgen.agent.idioms import ADVICE, IDIOMS
 from manimgen.llm.base import Message
-from manimgen.render.result import RenderResult, RenderStatus
+from manimgen.render.result import RenderResult, RenderStatus, get_quality
 
 ERROR_LINES = 10
 
@@ -92,13 +93,32 @@ def _conversation(user: str, system: str = SYSTEM_PROMPT) -> list[Message]:
     return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
+def frame_note(quality: str) -> str | None:
+    """What a frame other than Manim's 16:9 means for the layout, said in the first request: the model
+    would otherwise lay the scene out 14 units wide."""
+    settings = get_quality(quality)
+    if settings.aspect == Fraction(16, 9):
+        return None
+    shape = "portrait" if settings.aspect < 1 else "square" if settings.aspect == 1 else "landscape"
+    half = settings.frame_width / 2
+    return (
+        f"The video is {shape} ({settings.aspect.numerator}:{settings.aspect.denominator}): the frame is "
+        f"{settings.frame_width:.4g} units wide and 8 tall, so keep everything within x = -{half:.3g} to {half:.3g} "
+        "(make things smaller or stack them)."
+    )
+
+
 def generation_messages(
-    description: str, examples: Sequence[tuple[str, str]] = (), plan: str | None = None, system: str = SYSTEM_PROMPT
+    description: str,
+    examples: Sequence[tuple[str, str]] = (),
+    plan: str | None = None,
+    system: str = SYSTEM_PROMPT,
+    frame: str | None = None,
 ) -> list[Message]:
     """The first request: the description inside `<TEXT_SCRIPT>`, after any (description, code)
     examples of working scenes for similar sentences, and before the plan: what the video must show,
-    one numbered line a requirement (checks/requirements.py)."""
-    asked = text_script(description) + (f"\n\nThe video must show:\n{plan}" if plan else "")
+    one numbered line a requirement (checks/requirements.py); then the frame, when it is not 16:9."""
+    asked = text_script(description) + (f"\n\nThe video must show:\n{plan}" if plan else "") + (f"\n\n{frame}" if frame else "")
     if not examples:
         return _conversation(asked, system)
     shown = "\n\n".join(f"{text_script(text)}\n{format_target(code)}" for text, code in examples)

@@ -122,4 +122,4 @@ class ExampleSampleLoop(SampleLoop):
         from manimgen.agent.examples import example_bank
 
         examples = example_bank().nearest(run.description, EXAMPLES_PER_DRAFT)
-        return generation_messages(run.description, [(example.description, example.code) for example in examples])
+        return generation_messages(run.description, [(example.description, example.code) for example in examples], frame=run.frame)

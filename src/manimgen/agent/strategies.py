@@ -40,7 +40,7 @@ from typing import Protocol, TypeVar
 
 from manimgen.agent.apidocs import api_info
 from manimgen.agent.extract import extract_code
-from manimgen.agent.prompts import NO_CODE_FEEDBACK, RENDER_FAILED, doc_messages, format_target, generation_messages, render_errors, repair_messages
+from manimgen.agent.prompts import NO_CODE_FEEDBACK, RENDER_FAILED, doc_messages, format_target, frame_note, generation_messages, render_errors, repair_messages
 from manimgen.agent.trace import STOP_DEADLINE, STOP_MAX_ROUNDS, STOP_RENDERED, Round, Trace
 from manimgen.checks import Checklist
 from manimgen.llm.base import LLM, Message, Sampling
@@ -103,6 +103,7 @@ class AgentRun:
         self._on_round = on_round
         self._started = time.monotonic()
         self._replayed_seconds = 0.0
+        self.frame = frame_note(config.quality)
 
     def out_of_time(self) -> bool:
         """True once the deadline has passed; ask only before starting a round, since a True is recorded."""
@@ -247,7 +248,7 @@ class RepairLoop:
 
     def draft_messages(self, run: AgentRun) -> list[Message]:
         """What a fresh draft of the sentence is asked with (the first generation, and resampling)."""
-        return generation_messages(run.description)
+        return generation_messages(run.description, frame=run.frame)
 
     def follow_up(self, run: AgentRun, previous: Round) -> Round:
         """The next generation after feedback: a repair of `previous` by default."""

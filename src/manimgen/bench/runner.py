@@ -47,6 +47,7 @@ from manimgen.bench.store import Sample, Store, TaskRow, exclusive
 from manimgen.data import Task, load_task_file, load_tasks, select
 from manimgen.llm import LLM, LLMError, load_model
 from manimgen.llm.cache import CachedLLM, GenerationCache
+from manimgen.llm.llamacpp import PROMPT_EVALUATION
 from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult
 from manimgen.scoring.free import NO_REFERENCE, reference_free_scores
 from manimgen.scoring.shown import requirement_scores
@@ -113,7 +114,33 @@ def versions() -> dict[str, str]:
         except PackageNotFoundError:
             return "missing"
 
-    return {"manimgen": installed("manimgen"), "manim": installed("manim"), "python": platform.python_version()}
+    return {
+        "manimgen": installed("manimgen"),
+        "manim": installed("manim"),
+        "python": platform.python_version(),
+        "llama-cpp-python": installed("llama-cpp-python"),
+        "llamacpp-prompts": PROMPT_EVALUATION,
+    }
+
+
+GENERATION_VERSIONS = ("llama-cpp-python", "llamacpp-prompts")
+"""What changes the embedded models' answers to the same seeded call: a run's rows must share them."""
+
+
+def _check_generation(store: Store, now: dict[str, str]) -> None:
+    """Refuse to add samples to a run whose stored ones came from another llama.cpp or prompt evaluation:
+    the same seeded call would answer differently and the table would mix two providers. (Sessions from
+    before these were recorded say nothing, and are not refused.)"""
+    if not store.samples():
+        return
+    for session in store.sessions():
+        recorded = {name: session.versions[name] for name in GENERATION_VERSIONS if name in session.versions}
+        changed = [f"{name} {value} (now {now[name]})" for name, value in recorded.items() if value != now[name]]
+        if changed:
+            raise ConfigError(
+                f"{store.path} holds samples generated with {', '.join(changed)}; the same calls would answer "
+                "differently, so this run's rows would mix two providers: use another --out, or the versions that made it"
+            )
 
 
 class BenchRunner:
@@ -153,6 +180,8 @@ class BenchRunner:
             remove_partials(self.run_dir)
             done = store.done_keys()
             pending = [item for item in items if item.key not in done]
+            if pending:
+                _check_generation(store, versions())
             for task in {item.task.id: item.task for item in items}.values():
                 store.put_task(TaskRow(task.id, task.split, task.complexity, task.description, task.reference_code))
             self._copied_references = {

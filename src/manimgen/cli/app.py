@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, NoReturn, Optional
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from manimgen.cli.choices import quality_help, split_help
+from manimgen.cli.choices import aspect_help, format_help, quality_help, split_help
 
 app = typer.Typer(help="Sentence to Manim scene and video with LLMs; the ManimBench study and trainer.", no_args_is_help=True)
 refs_app = typer.Typer(help="Reference scenes of a task set.", no_args_is_help=True)
@@ -19,6 +19,9 @@ console = Console()
 
 SplitOption = Annotated[str, typer.Option(help=split_help())]
 QualityOption = Annotated[str, typer.Option(help=quality_help())]
+AspectOption = Annotated[Optional[str], typer.Option(help=aspect_help())]
+ResolutionOption = Annotated[Optional[str], typer.Option(help="exact pixels WIDTHxHEIGHT, e.g. 1080x1920 (sets the aspect; the quality gives the frame rate)")]
+FormatOption = Annotated[str, typer.Option("--format", help=format_help())]
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 SCENE_FILE_HINT = "pass a Python file holding a Manim scene"
@@ -28,6 +31,18 @@ def fail(message: str) -> NoReturn:
     """Print a one-line error and exit with status 2, the code for bad input."""
     console.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=True)
     raise typer.Exit(code=2)
+
+
+def output_settings(quality: str, aspect: str | None, resolution: str | None, video_format: str) -> str:
+    """The quality spec for the options, after checking them and the format; bad ones fail in one line."""
+    from manimgen.render.formats import get_format
+    from manimgen.render.result import quality_spec
+
+    try:
+        get_format(video_format)
+        return quality_spec(quality, aspect, resolution)
+    except ValueError as error:
+        fail(str(error))
 
 
 def literal(text: str, max_lines: int = 40, max_line_chars: int = 300) -> Text:

@@ -1,6 +1,6 @@
 """The CLI's help texts and the documentation's tables of choices, built from the registries.
 
-Strategies, models, providers, render qualities, splits, embedders, DTW methods and metrics each have one
+Strategies, models, providers, render qualities, aspects and formats, splits, embedders, DTW methods and metrics each have one
 registry; the help of every option that picks one, and the blocks between `<!-- choices:NAME -->` and
 `<!-- /choices -->` in the README and docs/, are made from it here, so adding a strategy, a model or a
 metric touches one file (`scripts/write_choices.py` rewrites the pages; a test checks them).
@@ -18,7 +18,8 @@ from manimgen.llm import MODELS, PROVIDERS, spec_help
 from manimgen.metrics import get_metric
 from manimgen.metrics.dtw import DTW_METHODS
 from manimgen.metrics.embedders import CODE_EMBEDDERS, IMAGE_EMBEDDERS
-from manimgen.render.result import DEFAULT_QUALITY, QUALITIES
+from manimgen.render.formats import DEFAULT_FORMAT, FORMATS
+from manimgen.render.result import ASPECTS, DEFAULT_ASPECT, DEFAULT_QUALITY, QUALITIES, get_quality
 from manimgen.scoring import METRIC_FIELDS, arrow
 from manimgen.scoring.presets import DEFAULT_PRESET, PRESETS
 
@@ -43,6 +44,14 @@ def quality_help() -> str:
     return one_of(f"{name} ({q.width}x{q.height} {q.fps} fps)" for name, q in QUALITIES.items()) + (
         f"; {DEFAULT_QUALITY} is the benchmark's"
     )
+
+
+def aspect_help() -> str:
+    return "the frame's shape: " + one_of(f"{name} ({what})" for name, what in ASPECTS.items()) + f"; {DEFAULT_ASPECT} by default"
+
+
+def format_help() -> str:
+    return "the file delivered: " + one_of((f"{name} ({f.help})" for name, f in FORMATS.items()), DEFAULT_FORMAT)
 
 
 def split_help() -> str:
@@ -97,12 +106,27 @@ def qualities_table() -> str:
     return _markdown(["quality", "size", "fps"], rows)
 
 
+def aspects_table() -> str:
+    rows = []
+    for name, what in ASPECTS.items():
+        low = get_quality(f"{DEFAULT_QUALITY}@{name}")
+        rows.append([f"`{name}`", what, f"{low.width}×{low.height}", f"{low.frame_width:.4g} × 8"])
+    return _markdown(["aspect", "for", f"size at {DEFAULT_QUALITY}", "frame (units)"], rows)
+
+
+def formats_table() -> str:
+    rows = ([f"`{name}`", f"`{f.suffix}`", f.help] for name, f in FORMATS.items())
+    return _markdown(["format", "file", "what it is"], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "strategies": strategies_table,
     "models": models_table,
     "specs": specs_table,
     "metrics": metrics_table,
     "qualities": qualities_table,
+    "aspects": aspects_table,
+    "formats": formats_table,
 }
 
 

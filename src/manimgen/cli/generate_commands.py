@@ -4,7 +4,6 @@ each agent round shown as it ends."""
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -15,9 +14,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from manimgen.agent.checked_search import DEFAULT_STRATEGY
-from manimgen.cli.app import app, console, fail, literal
+from manimgen.cli.app import AspectOption, FormatOption, ResolutionOption, app, console, fail, literal, output_settings
 from manimgen.cli.choices import model_help, strategy_help
 from manimgen.llm.base import Sampling
+from manimgen.render.formats import FORMATS, DEFAULT_FORMAT
 from manimgen.render.result import DEFAULT_QUALITY
 
 if TYPE_CHECKING:
@@ -29,11 +29,6 @@ if TYPE_CHECKING:
 DEFAULT_OUT_DIR = Path("runs") / "generate"
 EMPTY_SENTENCE = 'the sentence is empty: describe the animation, e.g. manimgen generate "A blue circle turns into a red square"'
 BATCH_RESULTS = "batch.jsonl"
-
-
-def _slug(sentence: str, limit: int = 60) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", sentence.lower()).strip("-")
-    return slug[:limit].rstrip("-") or "scene"
 
 
 def _show_round(round_: Round) -> None:
@@ -87,29 +82,30 @@ def generate(
     max_tokens: Annotated[int, typer.Option(min=1, help="most tokens per answer")] = Sampling.max_tokens,
     seed: Annotated[int, typer.Option(help="sampling seed (round i uses seed + i)")] = 0,
     quality: Annotated[str, typer.Option(help="the video's quality; the search renders at low, then the accepted scene once at this quality")] = DEFAULT_QUALITY,
-    out: Annotated[Optional[Path], typer.Option(help="where the video goes (default runs/generate/<slug>.mp4); its .py beside it")] = None,
+    aspect: AspectOption = None,
+    resolution: ResolutionOption = None,
+    video_format: FormatOption = DEFAULT_FORMAT,
+    out: Annotated[Optional[Path], typer.Option(help="where the video goes (default runs/generate/<slug>.mp4, or the format's suffix); its .py beside it")] = None,
     trace: Annotated[Optional[Path], typer.Option(help="also write the run's trace (every prompt, answer, render) as JSON here")] = None,
     batch: Annotated[Optional[Path], typer.Option(help="a file of sentences (one per line, or JSON Lines): one video each into --out, resumable")] = None,
     checklist: Annotated[Optional[Path], typer.Option(help="an edited checklist (`manimgen check SENTENCE --json` prints one) for the strategies that check one")] = None,
 ) -> None:
     """Turn a sentence into a Manim scene with an LLM, render it, and print where the video and its code are."""
     from manimgen.agent import get_strategy
-    from manimgen.render.result import QUALITIES
     from manimgen.serve.produce import Request
 
     if (sentence is None) == (batch is None):
         fail('give one sentence, or --batch FILE with one per line (e.g. manimgen generate "A blue circle grows")')
     if sentence is not None and not sentence.strip():
         fail(EMPTY_SENTENCE)
-    if quality not in QUALITIES:
-        fail(f"unknown quality {quality!r}; choose one of: {', '.join(QUALITIES)}")
+    spec = output_settings(quality, aspect, resolution, video_format)
     try:
         get_strategy(strategy)
     except ValueError as error:
         fail(str(error))
     sentences = _sentences(batch) if batch is not None else [sentence or ""]
     plan = _checklist(checklist) if checklist is not None else None
-    requests = [Request(text, strategy, quality, rounds, temperature, max_tokens, seed, checklist=plan) for text in sentences]
+    requests = [Request(text, strategy, spec, video_format, rounds, temperature, max_tokens, seed, checklist=plan) for text in sentences]
     llm, loaded_s = _load(model)
     try:
         if batch is not None:
@@ -160,9 +156,9 @@ def _show_checks(checks: dict[str, Any]) -> None:
 def _run_one(llm: LLM, request: Request, out: Path | None, trace: Path | None, loaded_s: float) -> None:
     from manimgen.agent.layout import layout_findings
     from manimgen.llm import LLMError
-    from manimgen.serve.produce import produce
+    from manimgen.serve.produce import produce, slug
 
-    target = (out or DEFAULT_OUT_DIR / _slug(request.sentence)).with_suffix("")
+    target = (out or DEFAULT_OUT_DIR / slug(request.sentence)).with_suffix("")
     try:
         with console.status("generating …") as status:
 
@@ -204,17 +200,17 @@ def _run_one(llm: LLM, request: Request, out: Path | None, trace: Path | None, l
 
 def _run_batch(llm: LLM, requests: list[Request], folder: Path) -> None:
     """One video per sentence; a rerun skips the sentences whose video is already there."""
-    from manimgen.serve.produce import produce
+    from manimgen.serve.produce import produce, slug
 
     folder.mkdir(parents=True, exist_ok=True)
     results = folder / BATCH_RESULTS
-    targets = [folder / f"{number:03d}-{_slug(request.sentence, 40)}" for number, request in enumerate(requests, 1)]
+    targets = [folder / f"{number:03d}-{slug(request.sentence, 40)}" for number, request in enumerate(requests, 1)]
     made = done = 0
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.fields[made]} videos"))
     with Progress(*columns, console=console) as progress:
         bar = progress.add_task("batch", total=len(requests), made=0)
         for request, target in zip(requests, targets):
-            if any(target.with_suffix(suffix).is_file() for suffix in (".mp4", ".png")):
+            if any(target.with_suffix(format_.suffix).is_file() for format_ in FORMATS.values()):
                 made += 1
                 progress.update(bar, advance=1, made=made)
                 continue

@@ -9,7 +9,21 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from manimgen.cli.app import QualityOption, SplitOption, app, console, fail, literal, read_scene_file, refs_app
+from manimgen.cli.app import (
+    AspectOption,
+    FormatOption,
+    QualityOption,
+    ResolutionOption,
+    SplitOption,
+    app,
+    console,
+    fail,
+    literal,
+    output_settings,
+    read_scene_file,
+    refs_app,
+)
+from manimgen.render.formats import DEFAULT_FORMAT
 from manimgen.render.result import DEFAULT_QUALITY, DEFAULT_RENDER_TIMEOUT_S
 
 
@@ -18,19 +32,30 @@ def render(
     file: Annotated[Path, typer.Argument(help="a Python file holding a Manim scene")],
     scene: Annotated[Optional[str], typer.Option(help="scene class to render (default: the only or last scene)")] = None,
     quality: QualityOption = DEFAULT_QUALITY,
+    aspect: AspectOption = None,
+    resolution: ResolutionOption = None,
+    video_format: FormatOption = DEFAULT_FORMAT,
+    out: Annotated[Optional[Path], typer.Option(help="also write the video here, with the format's suffix (a format other than mp4 goes beside the scene file by default)")] = None,
     timeout: Annotated[float, typer.Option(help="seconds before the render is killed")] = DEFAULT_RENDER_TIMEOUT_S,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="render even when a cached result exists")] = False,
 ) -> None:
     """Render one scene file in the sandbox and print where the video is."""
     from manimgen.render import render as render_code
+    from manimgen.render.formats import DeliveryError, deliver
 
-    result = render_code(read_scene_file(file), scene, quality, timeout_s=timeout, use_cache=not no_cache)
+    spec = output_settings(quality, aspect, resolution, video_format)
+    result = render_code(read_scene_file(file), scene, spec, timeout_s=timeout, use_cache=not no_cache)
     if result.ok:
+        assert result.output is not None
         note = " (cached)" if result.cached else ""
-        console.print(
-            Text.assemble((result.status.value, "green"), f" {result.scene} in {result.seconds:.1f} s{note}: {result.output}"),
-            soft_wrap=True,
-        )
+        shown = result.output
+        if out is not None or video_format != DEFAULT_FORMAT:
+            try:
+                shown = deliver(result.output, (out or file).with_suffix(""), video_format)
+            except DeliveryError as error:
+                console.print(Text.assemble(("no video", "red"), f": {error}"), soft_wrap=True)
+                raise typer.Exit(code=1) from None
+        console.print(Text.assemble((result.status.value, "green"), f" {result.scene} in {result.seconds:.1f} s{note}: {shown}"), soft_wrap=True)
         return
     console.print(Text.assemble((result.status.value, "red"), f" after {result.seconds:.1f} s"))
     console.print(literal(result.error_tail))

@@ -36,6 +36,8 @@ from manimgen.llm.gguf_adapter import gguf_adapter
 
 DEFAULT_N_CTX = 8192
 PROMPT_CHUNK = 64  # tokens a prompt is evaluated in, from position 0; the unit of reuse
+PROMPT_EVALUATION = f"chunks of {PROMPT_CHUNK} tokens"
+"""How prompts are evaluated, recorded with a study's versions: another way gives other logits, so other answers."""
 RANDOM_SEED = 0xFFFFFFFF  # llama.cpp reads this seed as "pick one at random"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -13,16 +14,24 @@ IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg"}
 
 
 def sample_frames(path: Path | str, fps: float = 5.0) -> np.ndarray:
-    """RGB uint8 frames (N, H, W, 3) taken `fps` times per second; an image is a one-frame video.
+    """RGB uint8 frames (N, H, W, 3) taken `fps` times per second; an image is a one-frame video."""
+    kept = list(iter_frames(path, fps))
+    if not kept:
+        raise ValueError(f"{path} holds no decodable video frames")
+    return np.stack(kept)
+
+
+def iter_frames(path: Path | str, fps: float) -> Iterator[np.ndarray]:
+    """RGB uint8 frames taken `fps` times per second, one at a time (a long video never sits in memory).
 
     A frame is kept each time the playback clock crosses the next 1/fps tick, so 5 fps from a 15 fps
-    video keeps frames 0, 3, 6, ...
+    video keeps frames 0, 3, 6, ...; an image is a one-frame video.
     """
     path = Path(path)
     if path.suffix.lower() in IMAGE_SUFFIXES:
         with Image.open(path) as image:
-            return np.asarray(image.convert("RGB"))[None]
-    kept: list[np.ndarray] = []
+            yield np.asarray(image.convert("RGB"))
+        return
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
         rate = Fraction(stream.average_rate or stream.guessed_rate or 15)
@@ -31,12 +40,9 @@ def sample_frames(path: Path | str, fps: float = 5.0) -> np.ndarray:
         for index, frame in enumerate(container.decode(stream)):
             moment = Fraction(index) / rate
             if moment + Fraction(1, 10**6) >= next_tick:
-                kept.append(frame.to_ndarray(format="rgb24"))
+                yield frame.to_ndarray(format="rgb24")
                 while next_tick <= moment + Fraction(1, 10**6):
                     next_tick += step
-    if not kept:
-        raise ValueError(f"{path} holds no decodable video frames")
-    return np.stack(kept)
 
 
 def every_nth_frame(path: Path | str, fps: float = 5.0) -> np.ndarray:

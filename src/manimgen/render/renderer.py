@@ -214,6 +214,7 @@ def render_uncached(
     if syntax:
         return RenderResult(RenderStatus.CODE_ERROR, None, scene, _last_lines(syntax), quality, time.monotonic() - started)
     argv = ["--file", SCENE_FILE, "--width", str(settings.width), "--height", str(settings.height), "--fps", str(settings.fps)]
+    argv += ["--frame-width", repr(settings.frame_width)]
     argv += ["--scene", scene] if scene else []
     argv += ["--geometry", GEOMETRY_FILE] if geometry else []
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from enum import StrEnum
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +32,25 @@ class RenderStatus(StrEnum):
     SANDBOX_ERROR = "sandbox_error"
 
 
+FRAME_HEIGHT = 8.0  # Manim's frame height in scene units; the frame's width follows the aspect
+MIN_SIDE, MAX_SIDE = 16, 4096
+MAX_ASPECT = 4  # neither side more than four times the other
+
+
 @dataclass(frozen=True)
 class Quality:
-    """Pixel size and frame rate of a render."""
+    """Pixel size and frame rate of a render, and the aspect its frame is laid out in."""
 
     name: str
     width: int
     height: int
     fps: int
+    aspect: Fraction = Fraction(16, 9)
+
+    @property
+    def frame_width(self) -> float:
+        """The frame's width in scene units: Manim keeps the height at 8, so a portrait frame is narrow."""
+        return FRAME_HEIGHT * float(self.aspect)
 
 
 QUALITIES: dict[str, Quality] = {
@@ -47,15 +59,67 @@ QUALITIES: dict[str, Quality] = {
     "medium": Quality("medium", 1280, 720, 30),
     "high": Quality("high", 1920, 1080, 60),
 }
+ASPECTS: dict[str, str] = {
+    "16:9": "landscape, for screens and slides (Manim's own)",
+    "9:16": "portrait, for phones and short-video sites",
+    "1:1": "square, for posts and chat",
+}
 DEFAULT_QUALITY = "low"
+DEFAULT_ASPECT = "16:9"
 DEFAULT_RENDER_TIMEOUT_S = 300.0  # the paper's limit for one render
+ASPECT_SHAPE = re.compile(r"(\d{1,5}):(\d{1,5})")
+SIZE_SHAPE = re.compile(r"(\d{1,5})x(\d{1,5})")
 
 
-def get_quality(name: str) -> Quality:
-    try:
-        return QUALITIES[name]
-    except KeyError:
-        raise ValueError(f"unknown quality {name!r}; choose one of {', '.join(QUALITIES)}") from None
+def get_quality(spec: str) -> Quality:
+    """The render settings a quality spec names: a preset (`low`), a preset at another aspect (`low@9:16`:
+    the preset's short side and frame rate), or a preset's frame rate at exact pixels (`medium@1080x1920`)."""
+    name, _, shape = spec.partition("@")
+    if name not in QUALITIES:
+        raise ValueError(f"unknown quality {name!r}; choose one of {', '.join(QUALITIES)}")
+    preset = QUALITIES[name]
+    if not shape:
+        return preset
+    match = ASPECT_SHAPE.fullmatch(shape) or SIZE_SHAPE.fullmatch(shape)
+    if match is None:
+        raise ValueError(f"cannot read {shape!r} as an aspect or a size; write one like 9:16 or 1080x1920")
+    first, second = int(match[1]), int(match[2])
+    if not (first and second and 1 / MAX_ASPECT <= first / second <= MAX_ASPECT):
+        raise ValueError(f"{shape} is too narrow or too wide; keep each side within {MAX_ASPECT} times the other")
+    aspect = Fraction(first, second)
+    if match.re is ASPECT_SHAPE:
+        short = preset.height
+        width, height = (_even(short * aspect), short) if aspect >= 1 else (short, _even(short / aspect))
+        shape = f"{aspect.numerator}:{aspect.denominator}"
+    else:
+        if not (MIN_SIDE <= first <= MAX_SIDE and MIN_SIDE <= second <= MAX_SIDE and first % 2 == 0 == second % 2):
+            raise ValueError(f"{shape} cannot be encoded; give even sides from {MIN_SIDE} to {MAX_SIDE} pixels")
+        width, height = first, second
+    if aspect == Fraction(16, 9) and (width, height) == (preset.width, preset.height):
+        return preset
+    return Quality(f"{name}@{shape}", width, height, preset.fps, aspect)
+
+
+def quality_spec(quality: str = DEFAULT_QUALITY, aspect: str | None = None, resolution: str | None = None) -> str:
+    """The one spec for a preset, an aspect (`9:16`) and exact pixels (`1080x1920`); raises ValueError naming the fix."""
+    if aspect is not None and resolution is not None:
+        raise ValueError("give an aspect or a resolution, not both: the size sets the aspect")
+    if resolution is not None and not SIZE_SHAPE.fullmatch(resolution):
+        raise ValueError(f"cannot read {resolution!r} as a size; write WIDTHxHEIGHT, like 1080x1920")
+    if aspect is not None and not ASPECT_SHAPE.fullmatch(aspect):
+        raise ValueError(f"cannot read {aspect!r} as an aspect; write WIDTH:HEIGHT, one of {', '.join(ASPECTS)}")
+    shape = resolution or aspect
+    return get_quality(f"{quality}@{shape}" if shape else quality).name
+
+
+def at_aspect(quality: str, like: str) -> str:
+    """`quality`'s preset laid out in the frame of `like`: the search renders small, in the frame asked for."""
+    aspect = get_quality(like).aspect
+    return get_quality(f"{quality}@{aspect.numerator}:{aspect.denominator}").name
+
+
+def _even(value: Fraction) -> int:
+    return 2 * round(value / 2)
 
 
 @dataclass

@@ -1,18 +1,18 @@
 """The HTTP API and the page, on one FastAPI app over a JobEngine.
 
-    POST /api/jobs                  {sentence, model?, strategy?, quality?, checklist?} -> 201 the job
+    POST /api/jobs                  {sentence, model?, strategy?, checklist?, quality?, aspect?, resolution?, format?} -> 201 the job
     GET  /api/checklist?sentence=…  what the sentence will be checked against (edit it, send it as `checklist`)
-    POST /api/render                {code, quality?, sentence?} -> 201 a job rendering that code
+    POST /api/render                {code, sentence?, quality?, aspect?, resolution?, format?} -> 201 a job rendering that code
     GET  /api/jobs                  recent jobs, newest first
     GET  /api/jobs/{id}             the job
     GET  /api/jobs/{id}/events      Server-Sent Events: status changes, stages and rounds, from Last-Event-ID
-    GET  /api/jobs/{id}/video       the MP4 (or PNG of a still scene)
+    GET  /api/jobs/{id}/video       the video in the asked format (MP4, WebM, GIF or PNG; a PNG for a still scene)
     GET  /api/jobs/{id}/poster      a PNG of the video's last frame
     GET  /api/jobs/{id}/code        the scene's .py
     GET  /api/jobs/{id}/trace       every round as JSON
     POST /api/jobs/{id}/cancel      stop it (queued: at once; running: when its current round ends)
     POST /api/jobs/{id}/retry       a new job with the same inputs
-    GET  /api/options               the allowed models, strategies and qualities to choose from
+    GET  /api/options               the allowed models, strategies, qualities, aspects and formats to choose from
     GET  /                          the page; /docs the OpenAPI documentation
 
 With a token, every /api request must carry it (`Authorization: Bearer TOKEN`, the scheme in any
@@ -39,8 +39,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from manimgen.agent import strategy_summaries
 from manimgen.checks import Checklist, checklist_for
-from manimgen.render.result import DEFAULT_QUALITY, QUALITIES
-from manimgen.serve.engine import MAX_CODE, MAX_SENTENCE, JobEngine, JobError
+from manimgen.render.formats import DEFAULT_FORMAT, FORMATS, media_type
+from manimgen.render.result import ASPECTS, DEFAULT_QUALITY, QUALITIES
+from manimgen.serve.engine import MAX_CODE, MAX_SENTENCE, JobEngine, JobError, output_quality
 from manimgen.serve.jobs import Job
 
 MAX_BODY = MAX_CODE + 16 * 1024
@@ -48,17 +49,27 @@ MAX_NAME = 1000
 EVENT_POLL_S = 0.3
 
 
-class JobRequest(BaseModel):
+class OutputRequest(BaseModel):
+    """The file a job delivers: its quality, frame and format."""
+
+    quality: str = Field(DEFAULT_QUALITY, max_length=MAX_NAME, description="the final render's quality; the search renders at low")
+    aspect: str | None = Field(None, max_length=MAX_NAME, description=f"the frame's shape, one of {', '.join(ASPECTS)} (default 16:9)")
+    resolution: str | None = Field(None, max_length=MAX_NAME, description="exact pixels WIDTHxHEIGHT, e.g. 1080x1920 (sets the aspect)")
+    format: str = Field(DEFAULT_FORMAT, max_length=MAX_NAME, description=f"the file, one of {', '.join(FORMATS)}")
+
+    def quality_spec(self) -> str:
+        return output_quality(self.quality, self.aspect, self.resolution)
+
+
+class JobRequest(OutputRequest):
     sentence: str = Field(max_length=MAX_SENTENCE, description="what the animation should show")
     model: str | None = Field(None, max_length=MAX_NAME, description="one of the allowed models in GET /api/options (default: the server's)")
     strategy: str | None = Field(None, max_length=MAX_NAME, description="an agent strategy (default: the server's)")
-    quality: str = Field(DEFAULT_QUALITY, max_length=MAX_NAME, description="the final render's quality; the search renders at low")
     checklist: Checklist | None = Field(None, description="an edit of GET /api/checklist's answer: what the scene is checked against")
 
 
-class RenderRequest(BaseModel):
+class RenderRequest(OutputRequest):
     code: str = Field(max_length=MAX_CODE, description="a Manim scene file")
-    quality: str = Field(DEFAULT_QUALITY, max_length=MAX_NAME)
     sentence: str = Field("", max_length=MAX_SENTENCE, description="what the scene is meant to show (kept with the job)")
 
 
@@ -130,7 +141,7 @@ def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
 
     @app.post("/api/jobs", status_code=201)
     def create_job(body: JobRequest) -> dict[str, Any]:
-        return _refusing(lambda: engine.submit(body.sentence, body.model, body.strategy, body.quality, body.checklist)).to_dict()
+        return _refusing(lambda: engine.submit(body.sentence, body.model, body.strategy, body.quality_spec(), body.checklist, body.format)).to_dict()
 
     @app.get("/api/checklist")
     def sentence_checklist(sentence: str) -> dict[str, Any]:
@@ -141,7 +152,7 @@ def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
 
     @app.post("/api/render", status_code=201)
     def create_render(body: RenderRequest) -> dict[str, Any]:
-        return _refusing(lambda: engine.submit_render(body.code, body.quality, body.sentence)).to_dict()
+        return _refusing(lambda: engine.submit_render(body.code, body.quality_spec(), body.sentence, body.format)).to_dict()
 
     @app.get("/api/jobs")
     def list_jobs(limit: int = 50) -> list[dict[str, Any]]:
@@ -174,7 +185,7 @@ def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
         if not job.video:
             raise HTTPException(404, f"job {job_id} has no video ({job.status}{': ' + job.error if job.error else ''})")
         path = engine.job_dir(job_id) / job.video
-        return FileResponse(path, media_type="video/mp4" if path.suffix == ".mp4" else "image/png", filename=f"{job_id}{path.suffix}")
+        return FileResponse(path, media_type=media_type(path), filename=f"{job_id}{path.suffix}")
 
     @app.get("/api/jobs/{job_id}/poster")
     def job_poster(job_id: str) -> FileResponse:
@@ -206,6 +217,8 @@ def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
             "strategies": strategy_summaries(),
             "default_strategy": engine.default_strategy,
             "qualities": list(QUALITIES),
+            "aspects": ASPECTS,
+            "formats": {name: format_.help for name, format_ in FORMATS.items()},
             "token_required": bool(token),
         }
 
@@ -262,7 +275,7 @@ def _poster(folder: Path, video: str) -> Path:
         from manimgen.render.frames import frames_at
 
         source = folder / video
-        frame = frames_at(source, [1e9])[0] if source.suffix == ".mp4" else None
+        frame = frames_at(source, [1e9])[0] if source.suffix != ".png" else None
         image = Image.fromarray(frame) if frame is not None else Image.open(source)
         image.thumbnail((480, 270))
         image.save(poster)

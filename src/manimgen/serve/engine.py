@@ -30,9 +30,10 @@ from manimgen.checks import Checklist, checklist_for
 from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, load_model, parse_spec
 from manimgen.llm.base import LLM, ChatResult, Message, Sampling, accepts_images
 from manimgen.render import Renderer, RenderJob, RenderPool
-from manimgen.render.result import DEFAULT_QUALITY, QUALITIES, RenderResult
+from manimgen.render.formats import DEFAULT_FORMAT, DeliveryError, deliver, get_format
+from manimgen.render.result import DEFAULT_QUALITY, RenderResult, get_quality, quality_spec
 from manimgen.serve.jobs import CANCELLED, DONE, FAILED, INTERRUPTED, INTERRUPTED_MESSAGE, RUNNING, Job, JobStore, new_id
-from manimgen.serve.produce import Request, failure, last_line, place, produce, render_code
+from manimgen.serve.produce import Request, failure, last_line, produce, render_code
 
 MAX_SENTENCE = 1000
 MAX_CODE = 64 * 1024
@@ -123,10 +124,16 @@ class JobEngine:
     # requests -------------------------------------------------------------------------------------
 
     def submit(
-        self, sentence: str, model: str | None = None, strategy: str | None = None, quality: str = DEFAULT_QUALITY, checklist: Checklist | None = None
+        self,
+        sentence: str,
+        model: str | None = None,
+        strategy: str | None = None,
+        quality: str = DEFAULT_QUALITY,
+        checklist: Checklist | None = None,
+        video_format: str = DEFAULT_FORMAT,
     ) -> Job:
         """Queue a sentence (with a person's edit of its checklist, for the strategies that check one); bad input
-        is refused with a JobError naming the fix."""
+        is refused with a JobError naming the fix. `quality` is a spec (`low`, `medium@9:16`, render/result.py)."""
         sentence = sentence.strip()
         if not sentence:
             raise JobError('the sentence is empty: describe the animation, e.g. "A blue circle turns into a red square"')
@@ -137,15 +144,16 @@ class JobEngine:
         if strategy not in list_strategies():
             raise JobError(f"unknown strategy {quoted(strategy)}; choose one of: {', '.join(list_strategies())}")
         edited = checklist.model_copy(update={"sentence": sentence}).model_dump_json() if checklist is not None else None
-        return self._queue(Job(new_id(), "generate", sentence, model, strategy, _quality(quality), checklist=edited))
+        job = Job(new_id(), "generate", sentence, model, strategy, _quality(quality), _format(video_format), checklist=edited)
+        return self._queue(job)
 
-    def submit_render(self, code: str, quality: str = DEFAULT_QUALITY, sentence: str = "") -> Job:
+    def submit_render(self, code: str, quality: str = DEFAULT_QUALITY, sentence: str = "", video_format: str = DEFAULT_FORMAT) -> Job:
         """Queue scene code (say, an edited scene) to be rendered as it is."""
         if not code.strip():
             raise JobError("the scene code is empty; send a Manim scene (from manim import * ... class X(Scene): ...)")
         if len(code.encode()) > MAX_CODE:
             raise JobError(f"the scene code is {len(code.encode())} bytes; keep it under {MAX_CODE}")
-        return self._queue(Job(new_id(), "render", sentence.strip()[:MAX_SENTENCE], "-", "-", _quality(quality), code=code))
+        return self._queue(Job(new_id(), "render", sentence.strip()[:MAX_SENTENCE], "-", "-", _quality(quality), _format(video_format), code=code))
 
     def cancel(self, job_id: str) -> Job:
         job = self._job(job_id)
@@ -161,7 +169,9 @@ class JobEngine:
             raise JobError(f"job {job_id} is {job.status}; retry a job once it has finished")
         if job.kind == "generate":
             self._allowed(job.model)
-        fresh = Job(new_id(), job.kind, job.sentence, job.model, job.strategy, job.quality, code=job.code, retry_of=job.id, checklist=job.checklist)
+        fresh = Job(
+            new_id(), job.kind, job.sentence, job.model, job.strategy, job.quality, job.video_format, code=job.code, retry_of=job.id, checklist=job.checklist
+        )
         return self._queue(fresh)
 
     def job(self, job_id: str) -> Job | None:
@@ -228,10 +238,14 @@ class JobEngine:
             if not result.ok:
                 self._end(job.id, FAILED, error=f"the scene did not render ({result.status.value}: {last_line(result)})", scene="scene.py")
                 return
-            self._end(job.id, DONE, video=place(result, target).name, scene="scene.py")
+            assert result.output is not None
+            try:
+                self._end(job.id, DONE, video=deliver(result.output, target, job.video_format).name, scene="scene.py")
+            except DeliveryError as error:
+                self._end(job.id, FAILED, error=str(error), scene="scene.py")
             return
         edited = Checklist.model_validate_json(job.checklist) if job.checklist else None
-        request = Request(job.sentence, job.strategy, job.quality, max_tokens=self.max_tokens, checklist=edited)
+        request = Request(job.sentence, job.strategy, job.quality, job.video_format, max_tokens=self.max_tokens, checklist=edited)
         self.store.emit(job.id, "checklist", {"items": [item.phrase for item in checklist_for(job.sentence, edited).requirements]})
         rounds = 0
 
@@ -387,7 +401,23 @@ def first_error(feedback: str) -> str:
     return (named or listed or lines or [""])[0][:300]
 
 
-def _quality(name: str) -> str:
-    if name not in QUALITIES:
-        raise JobError(f"unknown quality {quoted(name)}; choose one of: {', '.join(QUALITIES)}")
-    return name
+def output_quality(quality: str = DEFAULT_QUALITY, aspect: str | None = None, resolution: str | None = None) -> str:
+    """The quality spec for a request's quality, aspect and size, refused with a JobError naming the fix."""
+    try:
+        return quality_spec(quality, aspect, resolution)
+    except ValueError as error:
+        raise JobError(str(error)) from None
+
+
+def _quality(spec: str) -> str:
+    try:
+        return get_quality(spec).name
+    except ValueError as error:
+        raise JobError(str(error)) from None
+
+
+def _format(name: str) -> str:
+    try:
+        return get_format(name).name
+    except ValueError as error:
+        raise JobError(str(error)) from None

@@ -1,7 +1,7 @@
 """The job store: one SQLite file of jobs and the events each job emits, so a restarted server keeps
 what finished and knows what was cut short.
 
-A job is a sentence (or, for a re-render, scene code) with its model, strategy and quality. Its
+A job is a sentence (or, for a re-render, scene code) with its model, strategy, quality and format. Its
 status moves queued → running → done | failed | cancelled; a job still `running` when a server
 starts was interrupted by the last one's end and is marked so (it can be retried). A finished job's
 row is final: every write says so in its SQL. Events are numbered per job, so a client streaming
@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from manimgen.render.formats import DEFAULT_FORMAT
+
 STORE_NAME = "jobs.sqlite"
 QUEUED, RUNNING, DONE, FAILED, CANCELLED, INTERRUPTED = "queued", "running", "done", "failed", "cancelled", "interrupted"
 FINISHED = (DONE, FAILED, CANCELLED, INTERRUPTED)
@@ -35,6 +37,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     model TEXT NOT NULL,
     strategy TEXT NOT NULL,
     quality TEXT NOT NULL,
+    video_format TEXT NOT NULL DEFAULT 'mp4',
     status TEXT NOT NULL,
     error TEXT,
     video TEXT,
@@ -56,6 +59,9 @@ CREATE TABLE IF NOT EXISTS events (
 );
 """
 
+ADDED_COLUMNS = {"checklist": "TEXT", "video_format": f"TEXT NOT NULL DEFAULT '{DEFAULT_FORMAT}'"}
+"""Columns added since the first release, added to an older jobs file when a server opens it."""
+
 
 @dataclass
 class Job:
@@ -67,6 +73,7 @@ class Job:
     model: str
     strategy: str
     quality: str
+    video_format: str = DEFAULT_FORMAT
     status: str = QUEUED
     code: str | None = None
     error: str | None = None
@@ -118,8 +125,10 @@ class JobStore:
         self._conn.row_factory = sqlite3.Row
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.executescript(SCHEMA)
-        if "checklist" not in {row["name"] for row in self._conn.execute("PRAGMA table_info(jobs)")}:
-            self._conn.execute("ALTER TABLE jobs ADD COLUMN checklist TEXT")
+        columns = {row["name"] for row in self._conn.execute("PRAGMA table_info(jobs)")}
+        for name, declaration in ADDED_COLUMNS.items():
+            if name not in columns:
+                self._conn.execute(f"ALTER TABLE jobs ADD COLUMN {name} {declaration}")
 
     def close(self) -> None:
         with self._lock:

@@ -1,8 +1,9 @@
 """MCP tools over the job engine, for coding agents (`manimgen mcp`, stdio).
 
-    generate_animation(description, model?, strategy?, quality?, checklist?)  a sentence to a video and its scene code
+    generate_animation(description, model?, strategy?, quality?, checklist?, aspect?, resolution?, format?)
+                                                                  a sentence to a video and its scene code
     plan_checklist(description)                                   what that video will be checked against, to edit
-    render_scene(code, quality?)                                  render scene code as it is
+    render_scene(code, quality?, aspect?, resolution?, format?)   render scene code as it is
     lint_scene(code)                                              the static check the agent uses, with certain fixes
     list_models() / list_strategies()                             what the other tools accept
 
@@ -26,8 +27,9 @@ from manimgen.agent import strategy_summaries
 from manimgen.agent.autofix import autofix
 from manimgen.agent.lint import lint
 from manimgen.checks import Checklist, checklist_for
+from manimgen.render.formats import DEFAULT_FORMAT
 from manimgen.render.result import DEFAULT_QUALITY
-from manimgen.serve.engine import JobEngine, JobError
+from manimgen.serve.engine import JobEngine, JobError, output_quality
 from manimgen.serve.jobs import Event, Job
 
 POLL_S = 0.5
@@ -44,11 +46,17 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
         strategy: str | None = None,
         quality: str = DEFAULT_QUALITY,
         checklist: Checklist | None = None,
+        aspect: str | None = None,
+        resolution: str | None = None,
+        format: str = DEFAULT_FORMAT,  # noqa: A002 - the name users see
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Write a Manim scene for the description with a model from list_models(), render it, and return the video path and code.
-        `checklist`: an edit of plan_checklist(description), what the scene is checked against."""
-        return await _finished(engine, lambda: engine.submit(description, model, strategy, quality, checklist), ctx)
+        `checklist`: an edit of plan_checklist(description), what the scene is checked against. `aspect`: 16:9, 9:16 or 1:1;
+        `resolution`: WIDTHxHEIGHT instead; `format`: mp4, webm, gif or png."""
+        return await _finished(
+            engine, lambda: engine.submit(description, model, strategy, output_quality(quality, aspect, resolution), checklist, format), ctx
+        )
 
     @server.tool()
     def plan_checklist(description: str) -> dict[str, Any]:
@@ -58,9 +66,17 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
         return checklist_for(description.strip()).model_dump(mode="json")
 
     @server.tool()
-    async def render_scene(code: str, quality: str = DEFAULT_QUALITY, ctx: Context | None = None) -> dict[str, Any]:
-        """Render a Manim scene file's code in the sandbox; returns the video path, or the error."""
-        return await _finished(engine, lambda: engine.submit_render(code, quality), ctx)
+    async def render_scene(
+        code: str,
+        quality: str = DEFAULT_QUALITY,
+        aspect: str | None = None,
+        resolution: str | None = None,
+        format: str = DEFAULT_FORMAT,  # noqa: A002 - the name users see
+        ctx: Context | None = None,
+    ) -> dict[str, Any]:
+        """Render a Manim scene file's code in the sandbox; returns the video path, or the error.
+        `aspect`, `resolution` and `format` as for generate_animation."""
+        return await _finished(engine, lambda: engine.submit_render(code, output_quality(quality, aspect, resolution), "", format), ctx)
 
     @server.tool()
     def lint_scene(code: str) -> dict[str, Any]:

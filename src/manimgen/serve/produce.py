@@ -1,15 +1,17 @@
 """One sentence to a video, its scene code and its trace: what `generate`, a server job and the MCP
 tool all do, in one place.
 
-The search (every agent round) renders at the benchmark's low quality, which is fast; when a higher
-quality is asked, the accepted scene is rendered once more at that quality. The scene's `.py` is
+The search (every agent round) renders at the benchmark's low quality, which is fast, in the frame
+asked for (a portrait video is laid out and checked in a portrait frame); when a higher quality is
+asked, the accepted scene is rendered once more at that quality, and the file a person asked for
+(MP4, WebM, GIF or PNG) is made from that render. The scene's `.py` is
 written beside the video so a user can edit and re-render it; a failed run still leaves the last
 code and the trace, so nothing computed is lost.
 """
 
 from __future__ import annotations
 
-import shutil
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,18 +21,21 @@ from manimgen.agent.strategies import DEFAULT_SAMPLING
 from manimgen.checks import Checklist
 from manimgen.llm.base import LLM
 from manimgen.render import Renderer, RenderJob, RenderResult
-from manimgen.render.result import DEFAULT_QUALITY
+from manimgen.render.formats import DEFAULT_FORMAT, DeliveryError, deliver
+from manimgen.render.result import DEFAULT_QUALITY, at_aspect
 
 SEARCH_QUALITY = DEFAULT_QUALITY
 
 
 @dataclass(frozen=True)
 class Request:
-    """What to make: the sentence, the strategy and its budget, and the final render's quality."""
+    """What to make: the sentence, the strategy and its budget, the final render's quality spec (with its
+    aspect or size, render/result.py) and the file format."""
 
     sentence: str
     strategy: str
     quality: str = DEFAULT_QUALITY
+    video_format: str = DEFAULT_FORMAT
     rounds: int = 3
     temperature: float = DEFAULT_SAMPLING.temperature
     max_tokens: int = DEFAULT_SAMPLING.max_tokens
@@ -53,9 +58,15 @@ class Product:
         return self.video is not None
 
 
+def slug(sentence: str, limit: int = 60) -> str:
+    """A file name for a sentence's video: its words in lower case, joined by hyphens."""
+    words = re.sub(r"[^a-z0-9]+", "-", sentence.lower()).strip("-")
+    return words[:limit].rstrip("-") or "scene"
+
+
 def search_config(request: Request, renderer: Renderer | None) -> AgentConfig:
     sampling = replace(DEFAULT_SAMPLING, temperature=request.temperature, max_tokens=request.max_tokens, seed=request.seed)
-    return AgentConfig(rounds=request.rounds, sampling=sampling, quality=SEARCH_QUALITY, renderer=renderer, checklist=request.checklist)
+    return AgentConfig(rounds=request.rounds, sampling=sampling, quality=at_aspect(SEARCH_QUALITY, request.quality), renderer=renderer, checklist=request.checklist)
 
 
 def produce(
@@ -66,14 +77,15 @@ def produce(
     renderer: Renderer | None = None,
     on_round: Callable[[Round], None] | None = None,
 ) -> Product:
-    """Run the strategy and leave `target`.py (the last code), `target`.mp4 or .png (when it rendered,
-    at the asked quality) and `target`.trace.json."""
+    """Run the strategy and leave `target`.py (the last code), the video in the asked format (or a .png
+    for a still scene) when it rendered, and `target`.trace.json."""
     trace = get_strategy(request.strategy).run(llm, request.sentence, search_config(request, renderer), on_round)
-    return finish(trace, request.quality, target, renderer)
+    return finish(trace, request.quality, target, renderer, request.video_format)
 
 
-def finish(trace: Trace, quality: str, target: Path, renderer: Renderer | None) -> Product:
-    """Write the code and trace, render the accepted scene at `quality` when that is not the search's."""
+def finish(trace: Trace, quality: str, target: Path, renderer: Renderer | None, video_format: str = DEFAULT_FORMAT) -> Product:
+    """Write the code and trace, render the accepted scene at `quality` when that is not the search's,
+    and deliver it as `video_format`."""
     target.parent.mkdir(parents=True, exist_ok=True)
     (target.parent / f"{target.name}.trace.json").write_text(trace.to_json(), encoding="utf-8")
     code = trace.final_code or next((round_.code for round_ in reversed(trace.rounds) if round_.code), None)
@@ -88,7 +100,11 @@ def finish(trace: Trace, quality: str, target: Path, renderer: Renderer | None) 
         result = render_code(trace.final_code, quality, renderer)
         if not result.ok:
             return Product(trace, None, code_path, result, f"the scene rendered at {SEARCH_QUALITY} quality but not at {quality}: {last_line(result)}")
-    return Product(trace, place(result, target), code_path, result, None)
+    assert result.output is not None
+    try:
+        return Product(trace, deliver(result.output, target, video_format), code_path, result, None)
+    except DeliveryError as error:
+        return Product(trace, None, code_path, result, str(error))
 
 
 def render_code(code: str, quality: str, renderer: Renderer | None) -> RenderResult:
@@ -98,15 +114,6 @@ def render_code(code: str, quality: str, renderer: Renderer | None) -> RenderRes
     from manimgen.render import render
 
     return render(code, quality=quality)
-
-
-def place(result: RenderResult, target: Path) -> Path:
-    """Copy the render's output to `target` with the output's own suffix (.mp4, or .png for a still)."""
-    assert result.output is not None
-    placed = target.with_suffix(result.output.suffix)
-    placed.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(result.output, placed)
-    return placed
 
 
 def failure(trace: Trace) -> str:

@@ -34,12 +34,24 @@ function fill(select, names, chosen) {
   select.replaceChildren(...names.map((name) => new Option(name, name, false, name === chosen)));
 }
 
+// A choice per key of `described` (name -> what it is for): the name and the words' first clause, all of them on hover.
+function fillDescribed(select, described, chosen) {
+  select.replaceChildren(...Object.entries(described).map(([name, words]) => {
+    const option = new Option(`${name} (${words.split(/[,(]/)[0].trim()})`, name, false, name === chosen);
+    option.title = words;
+    return option;
+  }));
+}
+
 async function loadOptions() {
   const options = await api("/api/options");
   fill($("model"), options.models.includes(options.default_model) ? options.models : [options.default_model, ...options.models], options.default_model);
   fill($("strategy"), Object.keys(options.strategies), options.default_strategy);
   [...$("strategy").options].forEach((option) => (option.title = options.strategies[option.value]));
   fill($("quality"), options.qualities, "low");
+  fillDescribed($("aspect"), options.aspects, Object.keys(options.aspects)[0]);
+  fill($("format"), Object.keys(options.formats), Object.keys(options.formats)[0]);
+  [...$("format").options].forEach((option) => (option.title = options.formats[option.value]));
 }
 
 function showError(message) {
@@ -92,7 +104,7 @@ async function submit(event) {
   showError("");
   $("go").disabled = true;
   try {
-    const body = { sentence: $("sentence").value, model: $("model").value, strategy: $("strategy").value, quality: $("quality").value };
+    const body = { sentence: $("sentence").value, model: $("model").value, strategy: $("strategy").value, quality: $("quality").value, aspect: $("aspect").value, format: $("format").value };
     const checklist = editedPlan();
     if (checklist) body.checklist = checklist;
     const job = await api("/api/jobs", { method: "POST", body: JSON.stringify(body) });
@@ -189,10 +201,10 @@ async function finished(job) {
   const still = $("still");
   if (job.video) {
     const source = withToken(`/api/jobs/${job.id}/video`);
-    const isStill = job.video.endsWith(".png");
-    video.hidden = isStill;
-    still.hidden = !isStill;
-    if (isStill) still.src = source; else { video.src = source; video.load(); }
+    const isPicture = /\.(png|gif)$/.test(job.video);
+    video.hidden = isPicture;
+    still.hidden = !isPicture;
+    if (isPicture) still.src = source; else { video.src = source; video.load(); }
     $("download-video").href = source;
     $("download-video").hidden = false;
   } else {
@@ -224,7 +236,7 @@ async function rerender() {
   try {
     const job = await api("/api/render", {
       method: "POST",
-      body: JSON.stringify({ code: $("code").value, quality: $("quality").value, sentence: current ? current.sentence : "" }),
+      body: JSON.stringify({ code: $("code").value, quality: $("quality").value, aspect: $("aspect").value, format: $("format").value, sentence: current ? current.sentence : "" }),
     });
     follow(job);
   } catch (error) {
