@@ -280,6 +280,21 @@ class A(Scene):
         self.play(Write(words))
         self.play(FadeOut(words))
 """,
+    "right triangle": """from manim import *
+class A(Scene):
+    def construct(self):
+        self.play(Create(Polygon([-2, -1, 0], [2, -1, 0], [-2, 2, 0], color=BLUE)))
+""",
+    "peaked triangle": """from manim import *
+class A(Scene):
+    def construct(self):
+        self.play(Create(Polygon([-1.5, -0.5, 0], [1.5, -0.5, 0], [0, 1.732, 0], color=BLUE)))
+""",
+    "hexagon": """from manim import *
+class A(Scene):
+    def construct(self):
+        self.play(Create(RegularPolygon(6, color=BLUE)))
+""",
     "words that stay": """from manim import *
 class A(Scene):
     def construct(self):
@@ -367,6 +382,19 @@ def test_a_formula_must_be_typeset_and_a_turn_must_reach_its_angle(timelines: di
     turning = "Draw a purple pentagon and rotate it by 72 degrees."
     assert statuses(turning, timelines["turned 72"]) == ["held", "held"]
     assert statuses(turning, timelines["turned 36"]) == ["held", "failed"]
+
+
+def test_a_triangle_asked_right_equilateral_or_isosceles_is_measured_at_its_corners(timelines: dict[str, Timeline]) -> None:
+    assert [(item.what, item.form) for item in extract("Draw a right triangle with sides labelled 3, 4 and 5.").requirements[:1]] == [("triangle", "right")]
+    assert [item.form for item in extract("Draw a regular hexagon, then write its name below it.").requirements[:1]] == ["regular"]
+    assert extract("Move the triangle to the right.").requirements[0].form is None, "a direction is not a form"
+    assert statuses("Draw a right triangle.", timelines["right triangle"]) == ["held"]
+    (peaked,) = check(extract("Draw a right triangle."), timelines["peaked triangle"]).verdicts
+    assert peaked.status == "failed" and peaked.seen == "the triangle is drawn, but it is not right (its corners: 56°, 68°, 56°)"
+    assert statuses("Draw an isosceles triangle.", timelines["peaked triangle"]) == ["held"]
+    assert statuses("Draw an isosceles triangle.", timelines["right triangle"]) == ["failed"], "sides 4, 5 and 3"
+    assert statuses("Draw an equilateral triangle.", timelines["peaked triangle"]) == ["failed"]
+    assert statuses("Draw a regular hexagon.", timelines["hexagon"]) == ["held"]
 
 
 def test_copies_on_one_spot_count_once(timelines: dict[str, Timeline]) -> None:

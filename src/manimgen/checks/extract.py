@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import typing
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 
@@ -20,8 +21,10 @@ from pydantic import ValidationError
 
 from manimgen.checks.colours import COLOUR_WORD, colour_word
 from manimgen.checks.coverage import COUNT_NAMES, QUOTED, unread
-from manimgen.checks.requirements import MAX_COUNT, MAX_ITEMS, MAX_ROWS, Checklist, Requirement
+from manimgen.checks.requirements import MAX_COUNT, MAX_ITEMS, MAX_ROWS, Checklist, Form, Requirement
 
+TRIANGLE_FORMS = ("right", "equilateral", "isosceles")
+POLYGON_NOUNS = ("triangle", "square", "pentagon", "hexagon", "octagon", "polygon")
 NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, **{word: value for value, word in COUNT_NAMES.items()}}
 COUNT_WORD = r"\d+|" + "|".join(NUMBER_WORDS)
 COLOUR = COLOUR_WORD.pattern[2:-2]
@@ -177,6 +180,7 @@ def objects(sentence: str) -> list[Requirement]:
         colour = colour_word(match["colour"]) if match["colour"] else _colour_after(sentence, match.end()) or _coloured_later(sentence, match.end())
         noun = match["shape"].lower()
         kinds = " ".join(re.findall(r"\b(?:right|equilateral|isosceles|scalene|regular|unit|dashed)\b", match[0], re.I)).lower()
+        form = _form(kinds, noun)
         varied = count and count > 1 and re.match(r"\s+(?:of|in)\s+different\s+colou?rs\b", sentence[match.end() :], re.I)
         words = [str(count) if count and count > 1 else _article(colour or kinds or noun), colour or "", kinds, noun, "in different colours" if varied else ""]
         found.append(
@@ -187,9 +191,19 @@ def objects(sentence: str) -> list[Requirement]:
                 count=count if count and count > 1 else None,
                 rows=rows if rows and rows > 1 and count and count > 1 else None,
                 colour=colour,
+                form=form,
             )
         )
     return found
+
+
+def _form(kinds: str, noun: str) -> Form | None:
+    """The form a check can measure from the corners: right, equilateral or isosceles for a triangle,
+    regular for any polygon."""
+    for form in kinds.split():
+        if (form in TRIANGLE_FORMS and noun == "triangle") or (form == "regular" and noun in POLYGON_NOUNS):
+            return typing.cast(Form, form)
+    return None
 
 
 def _is_reference(sentence: str, match: re.Match[str]) -> bool:

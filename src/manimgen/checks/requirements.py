@@ -21,6 +21,7 @@ Kind = Literal[
     "disappear", "update", "trace", "mark", "tangent", "highlight", "reflect", "look",
 ]  # fmt: skip
 Relation = Literal["above", "below", "left of", "right of", "inside", "next to"]
+Form = Literal["right", "equilateral", "isosceles", "regular"]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
 MAX_COUNT, MAX_ROWS, MAX_ITEMS = 100, 20, 40
 """More than a viewer would count one by one: "400 small points" asks for points, not for a number of them."""
@@ -30,7 +31,8 @@ class Requirement(BaseModel):
     """One item of a checklist. `phrase` is how it reads to a person; the other fields are what a check reads.
 
     - object: `what` (a shape word: circle, square, dot, arrow, number line, axes, curve, area, ...), `count` (in `rows`
-      rows when a grid or rows are asked), `colour`, `label`, for an arrow or a dot the values `at` (x, y) it points to or sits at, for an arrow the
+      rows when a grid or rows are asked), `colour`, `label`, the polygon's `form` (a right, equilateral or isosceles
+      triangle, a regular polygon), for an arrow or a dot the values `at` (x, y) it points to or sits at, for an arrow the
       `direction` it points, for a curve its formula `text`
     - text / formula: `text` shown on screen (a formula as typeset maths, not plain text); `other` a formula it
       becomes (a formula transformed into another)
@@ -65,6 +67,7 @@ class Requirement(BaseModel):
     low: float | None = None
     high: float | None = None
     direction: Literal["left", "right", "up", "down"] | None = None
+    form: Form | None = None
     relation: Relation | None = None
     other: str | None = Field(None, max_length=40)
     degrees: float | None = None

@@ -84,6 +84,44 @@ def _straight(entry: Entry) -> bool:
     return all(abs((x1 - x0) * (y0 - y) - (x0 - x) * (y1 - y0)) / length < 0.05 for x, y in points)
 
 
+RIGHT_ANGLE_TOLERANCE = 4.0  # degrees
+EQUAL_SIDES = 0.05  # sides within 5% of each other count as equal
+
+
+def angles(entry: Entry) -> list[float]:
+    """The polygon's inner angles in degrees, corner by corner (none without recorded corners)."""
+    points = entry.vertices or []
+    found = []
+    for index, (x, y) in enumerate(points):
+        (px, py), (nx, ny) = points[index - 1], points[(index + 1) % len(points)]
+        first, second = math.atan2(py - y, px - x), math.atan2(ny - y, nx - x)
+        turn = abs(math.degrees(first - second)) % 360
+        found.append(min(turn, 360 - turn))
+    return found
+
+
+def sides(entry: Entry) -> list[float]:
+    points = entry.vertices or []
+    return [math.dist(point, points[(index + 1) % len(points)]) for index, point in enumerate(points)]
+
+
+def _equal(first: float, second: float) -> bool:
+    return abs(first - second) <= EQUAL_SIDES * max(first, second)
+
+
+def has_form(entry: Entry, form: str) -> bool:
+    """Whether a polygon's recorded corners make it `form`: a right (one angle 90°), equilateral (three equal
+    sides), isosceles (two equal sides) triangle, or a regular polygon (all sides equal)."""
+    lengths = sides(entry)
+    if len(lengths) < 3:
+        return False
+    if form == "right":
+        return any(abs(angle - 90) <= RIGHT_ANGLE_TOLERANCE for angle in angles(entry))
+    if form == "isosceles":
+        return any(_equal(lengths[index], lengths[index - 1]) for index in range(len(lengths)))
+    return all(_equal(length, lengths[0]) for length in lengths)
+
+
 def is_curve(entry: Entry) -> bool:
     return entry.kind in CURVE_CLASSES or (entry.kind in ("VMobject", "DashedVMobject") and not entry.closed and entry.corners == 0)
 

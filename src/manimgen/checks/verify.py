@@ -17,7 +17,7 @@ from typing import Literal
 
 from manimgen.checks.colours import describe, is_colour
 from manimgen.checks.requirements import Checklist, Requirement
-from manimgen.checks.shapes import AXES_CLASSES, TYPESET_CLASSES, is_curve, is_dot, is_line, matcher, normalise, numbers_in
+from manimgen.checks.shapes import AXES_CLASSES, TYPESET_CLASSES, angles, has_form, is_curve, is_dot, is_line, matcher, normalise, numbers_in
 from manimgen.checks.timeline import Entry, Played, Point, Snapshot, Timeline
 
 Status = Literal["held", "failed", "unverifiable"]
@@ -202,9 +202,11 @@ def _rows(entries: list[Entry]) -> int:
 
 
 def _narrowed(requirement: Requirement, snapshot: Snapshot, test: Callable[[Entry], bool]) -> list[list[Entry]]:
-    """The shapes of a snapshot after each of the requirement's filters in turn: kind, colour, place, label."""
+    """The shapes of a snapshot after each of the requirement's filters in turn: kind, form, colour, place, label."""
     shapes = [entry for entry in snapshot.visible() if test(entry) and not (entry.member is False and entry.kind in ("VGroup", "Group"))]
     stages = [shapes]
+    if requirement.form:
+        stages.append([entry for entry in stages[-1] if has_form(entry, requirement.form)])
     if requirement.colour:
         stages.append([entry for entry in stages[-1] if any(is_colour(colour, requirement.colour) for colour in entry.colours())])
     if requirement.at is not None:
@@ -217,18 +219,26 @@ def _narrowed(requirement: Requirement, snapshot: Snapshot, test: Callable[[Entr
 
 
 def _object_miss(requirement: Requirement, timeline: Timeline, test: Callable[[Entry], bool], best: int) -> str:
-    """Name the first filter that no moment passes: the kind, then the colour, the place, the label, the count."""
-    reached = [0] * (1 + bool(requirement.colour) + (requirement.at is not None) + (requirement.direction is not None) + (requirement.label is not None))
+    """Name the first filter that no moment passes: the kind, then the form, the colour, the place, the label, the count."""
+    filters = (requirement.form, requirement.colour, requirement.at, requirement.direction, requirement.label)
+    reached = [0] * (1 + sum(value is not None for value in filters))
     colours: set[str] = set()
+    corners: list[str] = []
     for snapshot in timeline:
         stages = _narrowed(requirement, snapshot, test)
         for index, stage in enumerate(stages):
             reached[index] = max(reached[index], len(_distinct(stage)))
         if requirement.colour:
             colours.update(describe(colour) for entry in stages[0] for colour in entry.colours())
+        corners += [", ".join(f"{angle:.0f}°" for angle in angles(entry)) for entry in stages[0] if entry.vertices]
     if not reached[0]:
         return f"no {requirement.what} at any moment; the last frame shows {_what_was_drawn(timeline)}"
     stage = 1
+    if requirement.form:
+        if not reached[stage]:
+            seen = f" (its corners: {corners[-1]})" if corners else ""
+            return f"the {requirement.what} is drawn, but it is not {requirement.form}{seen}"
+        stage += 1
     if requirement.colour:
         if not reached[stage]:
             return f"the {requirement.what} is drawn, but in {', '.join(sorted(colours)) or 'no colour'}, not {requirement.colour}"
