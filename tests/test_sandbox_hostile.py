@@ -316,7 +316,7 @@ def test_output_is_taken_only_as_a_plain_file_inside_scratch(run_scene: Renderer
     secret = tmp_path / "render.mp4"
     secret.write_text(f"host secret {uuid.uuid4().hex}")
     setup = setup.replace("SECRET", repr(str(secret)))
-    result = run_scene(forged_report('{"scene": "Hostile"}', f"import os, shutil\n{setup}"), FAST)
+    result = run_scene(forged_report('{"scene": "Hostile"}', f"import os, shutil\nos.makedirs('media/videos', exist_ok=True)\n{setup}"), FAST)
     assert result.status is RenderStatus.CODE_ERROR
     assert result.error_tail.startswith("RenderOutputError: ")
     assert message in result.error_tail

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import builtins
 import difflib
+import functools
 import inspect
 import io
 import tokenize
@@ -136,6 +137,13 @@ def _suggest(name: str, candidates: Any) -> str:
     return f" Did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
 
 
+@functools.cache
+def removed_names() -> frozenset[str]:
+    """The names of the removed-API table the installed manim does not have: a release may bring one back
+    (`BraceText` is in 0.22, not in 0.19), and then it is no longer a mistake."""
+    return frozenset(REMOVED_NAMES) - api.star_names()
+
+
 def _removed(name: str, table: dict[str, Replacement], what: str) -> str:
     return f"`{name}` is {what}, not Manim Community Edition {manim_version()}: {table[name].advice}."
 
@@ -199,7 +207,7 @@ class _Checker:
         for name, node in first_use.items():
             others = sorted(set(lines[name]) - {node.lineno})
             also = f" (also used on line{'s' if len(others) > 1 else ''} {', '.join(map(str, others))})" if others else ""
-            if name in REMOVED_NAMES:
+            if name in removed_names():
                 rename = REMOVED_NAMES[name].rename
                 fix = node_edit(node, rename, f"`{name}` → `{rename}` (ManimGL or old manim API)") if rename else None
                 self.report(node, "removed-api", _removed(name, REMOVED_NAMES, "ManimGL or old manim API") + also, fix)
