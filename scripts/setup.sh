@@ -5,10 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-extras="llamacpp,notebook,test,model-0-5b,model-1-5b"
+extras="llamacpp,bench,train,serve,notebook,test,model-0-5b,model-1-5b"
 test_packages=()
 if [[ "${1:-}" == "--test" ]]; then
-  extras="llamacpp,notebook,test,model-0-5b"
+  extras="llamacpp,bench,train,serve,notebook,test,model-0-5b"
   test_packages=(chromium chromium-driver)  # the page's tests drive Debian's browser
 fi
 

@@ -202,3 +202,40 @@ def test_a_real_scene_error_with_markup_prints_as_written(tmp_path: Path) -> Non
     assert "RuntimeError: cannot read [/etc/manim.cfg];" in result.output and "[green]ok[/green]zzz" in result.output
     assert "more characters)" in result.output
     assert len(result.output) < 10_000
+
+
+MISSING_PART = """import sys
+sys.modules[{module!r}] = None
+sys.argv = ["manimgen", *{argv!r}]
+from manimgen.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "argv", "part"),
+    [("fastapi", ["serve", "--port", "0"], "serve"), ("trl", ["train", "sft", "--help"], None), ("IPython", [], None)],
+)
+def test_a_command_whose_part_is_not_installed_names_it_in_one_line(module: str, argv: list[str], part: str | None, tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", MISSING_PART.format(module=module, argv=argv)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    if part is None:
+        assert done.returncode in (0, 2) and "needs manimgen's" not in done.stdout, "a help text or the command list needs no part"
+        return
+    assert done.returncode == 2 and "Traceback" not in done.stdout + done.stderr
+    assert done.stdout.strip() == (
+        f"error: this needs manimgen's `{part}` part (no module {module!r}): pip install -e '.[{part}]' in the checkout, "
+        f"or pip install 'manimgen[{part}]'"
+    )
+
+
+def test_every_part_is_an_extra_of_the_package_and_brings_its_modules() -> None:
+    import importlib.util
+    import tomllib
+
+    from manimgen.extras import EXTRAS, extra_for
+
+    declared = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert set(EXTRAS) <= set(declared)
+    missing = [module for modules in EXTRAS.values() for module in modules if importlib.util.find_spec(module) is None]
+    assert missing == [], "the test set-up installs every part"
+    assert (extra_for("trl.trainer"), extra_for("manim")) == ("train", None), "a dotted name by its top; the core is no part"

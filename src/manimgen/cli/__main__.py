@@ -1,5 +1,5 @@
 """`python -m manimgen.cli` runs the command line."""
 
-from manimgen.cli import app
+from manimgen.cli import main
 
-app()
+main()

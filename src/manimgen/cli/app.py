@@ -27,9 +27,13 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 SCENE_FILE_HINT = "pass a Python file holding a Manim scene"
 
 
+def say_error(message: str) -> None:
+    console.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=True)
+
+
 def fail(message: str) -> NoReturn:
     """Print a one-line error and exit with status 2, the code for bad input."""
-    console.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=True)
+    say_error(message)
     raise typer.Exit(code=2)
 
 

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from manimgen.cli.app import app, console, fail
 from manimgen.cli.choices import model_help, quality_help, split_help, strategy_help
+from manimgen.extras import require
 
 bench_app = typer.Typer(help="The study: models × strategies over a split, stored, reported and compared.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
@@ -37,6 +38,7 @@ def bench_run(
     ray: Annotated[Optional[str], typer.Option(help="render on the Ray cluster at this address (HOST:PORT or auto); docs/scale-out.md")] = None,
 ) -> None:
     """Run (or resume) the grid and store every sample under OUT; then `bench report OUT`."""
+    require("bench")
     from manimgen.bench import BenchRunner, BenchStopped, ConfigError, StoreError
     from manimgen.bench.config import config_from_options, load_config
     from manimgen.data import DatasetError
@@ -70,6 +72,7 @@ def bench_report(
     paper_rows: Annotated[bool, typer.Option("--paper-rows/--no-paper-rows", help="add the paper's published VS and RSR")] = True,
 ) -> None:
     """Write report.md, report.html (with the gallery), report.json and plots/ from the run's store."""
+    require("bench")
     from manimgen.bench import StoreError
     from manimgen.bench.report import write_report
 
@@ -116,6 +119,7 @@ def bench_import(
 @bench_app.command("compare")
 def bench_compare(run_a: RunDir, run_b: RunDir) -> None:
     """Per-configuration deltas (B − A) over the tasks and seeds both runs hold."""
+    require("bench")
     from manimgen.bench import StoreError
     from manimgen.bench.columns import one_place, percent, signed, two_places
     from manimgen.bench.report import compare_runs

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from manimgen.agent import strategy_summaries
 from manimgen.data.task import Split
+from manimgen.extras import EXTRAS, PURPOSES
 from manimgen.llm import MODELS, PROVIDERS, spec_help
 from manimgen.metrics import get_metric
 from manimgen.metrics.dtw import DTW_METHODS
@@ -119,6 +120,11 @@ def formats_table() -> str:
     return _markdown(["format", "file", "what it is"], rows)
 
 
+def parts_table() -> str:
+    rows = ([f"`{part}`", PURPOSES[part], ", ".join(f"`{module}`" for module in EXTRAS[part])] for part in PURPOSES)
+    return _markdown(["part", "for", "modules it brings"], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "strategies": strategies_table,
     "models": models_table,
@@ -127,6 +133,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "qualities": qualities_table,
     "aspects": aspects_table,
     "formats": formats_table,
+    "parts": parts_table,
 }
 
 

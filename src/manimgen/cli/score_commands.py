@@ -12,6 +12,7 @@ from rich.table import Table
 
 from manimgen.cli.app import QualityOption, app, console, fail, read_scene_file
 from manimgen.cli.choices import code_embedder_help, dtw_help, image_embedder_help, preset_help
+from manimgen.extras import require
 from manimgen.render.result import DEFAULT_QUALITY
 
 ImageEmbedderOption = Annotated[Optional[str], typer.Option(help=image_embedder_help())]
@@ -34,6 +35,7 @@ def score(
     as_json: Annotated[bool, typer.Option("--json", help="print the scores as JSON instead of a table")] = False,
 ) -> None:
     """Render a generated scene and its reference, and print every metric with the embedder behind it."""
+    require("bench")
     from manimgen.data import DatasetError, find_task
     from manimgen.metrics import EmbedderUnavailable
     from manimgen.scoring import ReferenceRenderError, Scorer, arrow

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from manimgen.cli.app import app, console, fail
 from manimgen.cli.choices import model_help, strategy_help
+from manimgen.extras import require
 
 DEFAULT_ROOT = Path("runs") / "serve"
 MCP_ROOT = Path("runs") / "mcp"
@@ -50,6 +51,7 @@ def serve(
     token: Annotated[Optional[str], typer.Option(help=f"the token every API request must carry (default: ${TOKEN_ENV}, else a new one when not on 127.0.0.1 or ::1)")] = None,
 ) -> None:
     """The web page and the HTTP job API: type a sentence, watch its rounds, get the video and its code."""
+    require("serve")
     import uvicorn
 
     from manimgen.serve.api import create_app
@@ -84,6 +86,7 @@ def mcp(
     strategy: StrategyOption = None,
 ) -> None:
     """An MCP server on stdio: tools to generate an animation, render or lint a scene, list models and strategies."""
+    require("serve")
     from manimgen.serve.engine import JobEngine, JobError
     from manimgen.serve.mcp_server import create_mcp_server
 

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from manimgen.cli.app import app, console, fail
 from manimgen.cli.choices import one_of
+from manimgen.extras import require
 from manimgen.llm.models import MODELS
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ def sft(
 ) -> None:
     """Supervised LoRA fine-tuning on the train split's references or on harvested answers; the best
     checkpoint by loss on the validation split's references is kept."""
+    require("train")
     from manimgen.data import DatasetError
     from manimgen.llm import LLMError
     from manimgen.train.data import load_split, sft_rows, training_rows
@@ -97,6 +99,7 @@ def grpo(
 ) -> None:
     """GRPO on the train split with the render reward (or on a task file's sentences with the sentence reward), from
     an SFT adapter or a fresh LoRA."""
+    require("train")
     from manimgen.data import DatasetError
     from manimgen.llm import LLMError
     from manimgen.train.data import grpo_tasks
@@ -173,6 +176,7 @@ def dpo(
     resume: ResumeOption = False,
 ) -> None:
     """Preference tuning (TRL's DPO) on rendered-vs-failed answers to the same prompt."""
+    require("train")
     from manimgen.data import DatasetError
     from manimgen.llm import LLMError
     from manimgen.train.dpo import PAIR_COLUMNS, train_dpo
@@ -198,6 +202,7 @@ def iterate(
 ) -> None:
     """Expert iteration: sample, keep what renders cleanly, SFT on it, evaluate on validation; resumable.
     With `teacher:` in the config it is distillation: the teacher samples, the student learns."""
+    require("train")
     from manimgen.bench import BenchStopped, ConfigError, StoreError
     from manimgen.data import DatasetError
     from manimgen.llm import LLMError
