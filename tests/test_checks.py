@@ -379,6 +379,11 @@ def test_a_formula_must_be_typeset_and_a_turn_must_reach_its_angle(timelines: di
     assert statuses(sentence, timelines["formula typeset"]) == ["held"]
     (plain,) = check(extract(sentence), timelines["formula as text"]).verdicts
     assert plain.status == "failed" and "written as plain text" in plain.seen
+    formula = extract(sentence).requirements[0]
+    green = check(Checklist(sentence=sentence, requirements=[formula.model_copy(update={"colour": "green"})]), timelines["formula typeset"]).verdicts[0]
+    assert green.status == "failed" and green.seen.endswith("is shown, but in white, not green"), "a colour asked is a colour checked"
+    white = check(Checklist(sentence=sentence, requirements=[formula.model_copy(update={"colour": "white"})]), timelines["formula typeset"]).verdicts[0]
+    assert white.status == "held"
     turning = "Draw a purple pentagon and rotate it by 72 degrees."
     assert statuses(turning, timelines["turned 72"]) == ["held", "held"]
     assert statuses(turning, timelines["turned 36"]) == ["held", "failed"]
@@ -547,8 +552,11 @@ def test_what_fades_with_no_shape_named_is_the_quoted_text_before_it(timelines: 
     sentence = "The words 'Hello, Manim' are written on screen in white, then fade out."
     checklist = extract(sentence)
     assert [(item.kind, item.what) for item in checklist.requirements if item.kind == "disappear"] == [("disappear", "Hello, Manim")]
-    assert [item.text for item in checklist.requirements if item.kind == "look"] == ["The words 'Hello, Manim' are written on screen in white"], "a comma in quotes ends no clause"
-    assert statuses(sentence, timelines["words that fade"])[:2] == ["held", "held"]
+    assert [(item.phrase, item.colour) for item in checklist.requirements if item.kind == "text"] == [('the text "Hello, Manim" is shown in white', "white")]
+    assert [item for item in checklist.requirements if item.kind == "look"] == [], "a comma in quotes ends no clause; the words written are read"
+    assert statuses(sentence, timelines["words that fade"]) == ["held", "held"]
+    yellow = check(extract(sentence.replace("white", "yellow")), timelines["words that fade"]).verdicts[0]
+    assert (yellow.status, yellow.seen) == ("failed", "`words` (Text \"Hello, Manim\") is shown, but in white, not yellow")
     stays = check(checklist, timelines["words that stay"]).verdicts[1]
     assert (stays.status, stays.seen) == ("failed", "'Hello, Manim' is still on screen at the end")
     anything = check(extract("Draw it, then fade out."), timelines["words that fade"]).verdicts

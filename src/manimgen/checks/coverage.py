@@ -23,7 +23,7 @@ FILLER = set(
 """Words that ask for nothing a viewer could miss: grammar, and the verbs of showing anything at all."""
 IMPLIED = {
     "object": "label labelled labeled labels coloured colored color colour rows row columns grid",
-    "text": "label labelled labeled labels labelling labeling",
+    "text": "label labelled labeled labels labelling labeling words word text written",
     "formula": "becomes become transform transforms transforming into solve solving integral derivative definite which equals letters digits",
     "range": "from to between axes axis",
     "relation": "left right above below under beside next centre center middle side sides",

@@ -271,9 +271,10 @@ def texts(sentence: str) -> list[Requirement]:
     """Quoted texts, the labels a sentence names ("labelled A, B, C and D", "label the chord AB"), and the
     letters or numbers it lists for nodes or cells ("root A and children B, C and D", "the array 2, 6, 4, 8")."""
     found = [
-        Requirement(kind="text", phrase=f'the text "{text}" is shown', text=text)
+        Requirement(kind="text", phrase=f'the text "{text}" is shown' + (f" in {colour}" if colour else ""), text=text, colour=colour)
         for match in QUOTED.finditer(sentence)
         if (text := next(group for group in match.groups() if group))
+        for colour in [_colour_after(sentence, match.end())]
     ]
     for match in re.finditer(r"\blabel(?:l?ed|s)?\s+(?:it\s+|them\s+|each\s+\w+\s+|the\s+\w+\s+)?(?P<labels>[^.;]+)", sentence, re.I):
         found += [Requirement(kind="text", phrase=f'the label "{label}" is shown', text=label) for label in _listed(match["labels"])]

@@ -326,10 +326,12 @@ def _numeric(text: str) -> bool:
 @checks("text")
 def _text(requirement: Requirement, timeline: Timeline) -> Verdict:
     target = requirement.text or ""
-    for snapshot in timeline:
-        found = _text_shown(target, snapshot)
-        if found is not None:
-            return _held(requirement, f"{found.label()} at t={snapshot.time:g} s")
+    first = _first_showing(timeline, target, typeset=False, colour=requirement.colour)
+    if first is not None:
+        return _held(requirement, f"{first[1].label()} at t={first[0].time:g} s")
+    tinted = _first_showing(timeline, target, typeset=False) if requirement.colour else None
+    if tinted is not None:
+        return _failed(requirement, _wrong_colour(tinted[1], requirement.colour or ""))
     shown = sorted({entry.text or "" for snapshot in timeline for entry in snapshot.visible() if entry.is_text})
     return _failed(requirement, f"no text shows {target!r}; the texts were: {', '.join(repr(text) for text in shown[:8]) or 'none'}")
 
@@ -337,7 +339,10 @@ def _text(requirement: Requirement, timeline: Timeline) -> Verdict:
 @checks("formula")
 def _formula(requirement: Requirement, timeline: Timeline) -> Verdict:
     target = requirement.text or ""
-    first = _first_showing(timeline, target, typeset=True)
+    first = _first_showing(timeline, target, typeset=True, colour=requirement.colour)
+    tinted = _first_showing(timeline, target, typeset=True) if first is None and requirement.colour else None
+    if tinted is not None:
+        return _failed(requirement, _wrong_colour(tinted[1], requirement.colour or ""))
     if first is None:
         plain = _first_showing(timeline, target, typeset=False)
         if plain is not None:
@@ -352,12 +357,18 @@ def _formula(requirement: Requirement, timeline: Timeline) -> Verdict:
     return _held(requirement, f"{target} at t={first[0].time:g} s, then {requirement.other} at t={later[0].time:g} s")
 
 
-def _first_showing(timeline: Timeline, target: str, *, typeset: bool) -> tuple[Snapshot, Entry] | None:
+def _first_showing(timeline: Timeline, target: str, *, typeset: bool, colour: str | None = None) -> tuple[Snapshot, Entry] | None:
+    """The first moment `target` is on screen (typeset, when asked; in `colour`, when given), and what shows it."""
     for snapshot in timeline:
         found = _text_shown(target, snapshot, typeset=typeset)
-        if found is not None:
+        if found is not None and (colour is None or any(is_colour(shown, colour) for shown in found.colours())):
             return snapshot, found
     return None
+
+
+def _wrong_colour(entry: Entry, colour: str) -> str:
+    shown = sorted({describe(value) for value in entry.colours()})
+    return f"{entry.label()} is shown, but in {', '.join(shown) or 'no colour'}, not {colour}"
 
 
 # --- values -----------------------------------------------------------------------------------------
