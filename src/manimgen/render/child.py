@@ -49,7 +49,7 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--width", type=int, required=True)
     parser.add_argument("--height", type=int, required=True)
     parser.add_argument("--fps", type=int, required=True)
-    parser.add_argument("--frame-width", type=float, required=True, help="the frame's width in scene units (its height is 8)")
+    parser.add_argument("--frame-width", type=float, default=None, help="the frame's width in scene units (its height is 8); a host started before this option leaves Manim's")
     parser.add_argument("--geometry", default=None, help="write the scene's geometry snapshots (JSON) to this file")
     return parser.parse_args(argv)
 
@@ -87,7 +87,8 @@ def main(argv: list[str]) -> int:
     config.video_dir, config.images_dir = str(scratch / VIDEO_DIR), str(scratch / IMAGE_DIR)
     config.output_file = OUTPUT_STEM
     config.pixel_width, config.pixel_height, config.frame_rate = args.width, args.height, args.fps
-    config.frame_width = args.frame_width
+    if args.frame_width is not None:
+        config.frame_width = args.frame_width
     config.disable_caching = True
     config.progress_bar = "none"
     config.verbosity = "WARNING"
