@@ -7,6 +7,7 @@ separate one); a command may end with an exit status but never with an exception
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -239,3 +240,13 @@ def test_every_part_is_an_extra_of_the_package_and_brings_its_modules() -> None:
     missing = [module for modules in EXTRAS.values() for module in modules if importlib.util.find_spec(module) is None]
     assert missing == [], "the test set-up installs every part"
     assert (extra_for("trl.trainer"), extra_for("manim")) == ("train", None), "a dotted name by its top; the core is no part"
+
+
+def test_doctor_lists_a_missing_part_as_not_installed_not_as_a_fault(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", MISSING_PART.format(module="IPython", argv=["doctor"])],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300, env={**os.environ, "COLUMNS": "250"},
+    )
+    rows = {line.split("│")[1].strip(): line for line in done.stdout.splitlines() if line.count("│") > 3}
+    assert "not installed" in rows["part: notebook"] and "pip install -e '.[notebook]'" in rows["part: notebook"]
+    assert "ok" in rows["part: serve"] and "ok" in rows["environment"]

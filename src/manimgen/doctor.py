@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import importlib
 import shutil
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from manimgen.data.manimbench import ENV_DIR, default_dir
+from manimgen.extras import PURPOSES, missing_module
 from manimgen.manim_import import PINNED_MANIM, manim_version
 from manimgen.paths import cache_root
 from manimgen.render.sandbox import protections
@@ -16,10 +19,13 @@ APT_LATEX = "apt-get install -y texlive-latex-base texlive-latex-recommended tex
 
 @dataclass(frozen=True)
 class Check:
+    """One thing checked; an `optional` one (a part of manimgen not everyone installs) never makes the machine unhealthy."""
+
     name: str
     ok: bool
     detail: str
     fix: str = ""
+    optional: bool = False
 
 
 def _module(name: str) -> bool:
@@ -52,7 +58,13 @@ def run_checks() -> list[Check]:
             str(data_dir) if data_dir else "not found locally (the hub copy is used when online)",
             f"set {ENV_DIR} to the folder holding manimbench_v2.jsonl",
         ),
-        Check("llama.cpp", _module("llama_cpp"), "llama-cpp-python", "pip install -e '.[llamacpp]'"),
+        Check(
+            "environment",
+            not Path(sys.prefix).resolve().is_relative_to("/tmp"),
+            sys.prefix,
+            "make the virtual environment outside /tmp: each render gets a private /tmp, where its files cannot be seen",
+        ),
+        *(Check(f"part: {part}", missing_module(part) is None, PURPOSES[part], f"pip install -e '.[{part}]'", optional=True) for part in PURPOSES),
     ]
     return checks
 

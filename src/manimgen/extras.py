@@ -47,8 +47,13 @@ def missing_part(error: ModuleNotFoundError) -> str | None:
     return f"this needs manimgen's `{extra}` part (no module {error.name!r}): pip install -e '.[{extra}]' in the checkout, or pip install 'manimgen[{extra}]'"
 
 
+def missing_module(part: str) -> str | None:
+    """The first module of `part` that is not installed (looked for, not imported), or None."""
+    return next((module for module in EXTRAS[part] if importlib.util.find_spec(module) is None), None)
+
+
 def require(part: str) -> None:
-    """Stop a command before it starts work when a module of `part` is not installed (found, not imported)."""
-    for module in EXTRAS[part]:
-        if importlib.util.find_spec(module) is None:
-            raise ModuleNotFoundError(f"No module named {module!r}", name=module)
+    """Stop a command before it starts work when a module of `part` is not installed."""
+    module = missing_module(part)
+    if module is not None:
+        raise ModuleNotFoundError(f"No module named {module!r}", name=module)

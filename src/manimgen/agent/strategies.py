@@ -346,7 +346,7 @@ def feedback_problem(previous: Round) -> str:
 def run_agent(
     llm: LLM,
     description: str,
-    strategy: str = "ritl-doc",
+    strategy: str,
     config: AgentConfig | None = None,
     on_round: OnRound | None = None,
 ) -> Trace:

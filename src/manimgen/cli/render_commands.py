@@ -124,10 +124,10 @@ def doctor(
         table.add_column(column)
     checks = run_checks()
     for check in checks:
-        status = Text("ok", "green") if check.ok else Text("missing", "red")
+        status = Text("ok", "green") if check.ok else Text("not installed", "yellow") if check.optional else Text("missing", "red")
         table.add_row(check.name, status, literal(check.detail), literal("" if check.ok else check.fix))
     console.print(table)
-    healthy = all(check.ok for check in checks)
+    healthy = all(check.ok or check.optional for check in checks)
     if ray is not None:
         healthy = _doctor_ray(ray) and healthy
     if not healthy:
