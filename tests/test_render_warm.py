@@ -8,13 +8,20 @@ import signal
 import subprocess
 import sys
 import threading
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 from scenes import ANIMATED, STATIC
 
 from manimgen.render import Limits, RenderJob, RenderPool, RenderStatus, cgroups, render
+from manimgen.render.cache import RenderCache, render_key
+from manimgen.render.handover import Scratch
+from manimgen.render.renderer import ChildRunner, FreshSandbox, render_on
+from manimgen.render.result import DEFAULT_QUALITY
+from manimgen.render.sandbox import Completed
 from manimgen.render.volume import hard_quota_available
+from manimgen.render.warm import WarmWorker
 
 LOOP = STATIC.replace("self.add(Square(color=RED))", "while True:\n            pass")
 UNKNOWN_NAME = STATIC.replace("Square(color=RED)", "Squircle()")
@@ -119,3 +126,34 @@ def test_what_a_killed_process_left_is_given_back_by_the_next() -> None:
     unmount_stale()
     remove_stale()
     assert left() == ([], [])
+
+
+class LaterHost:
+    """A runner that passes the child an option it does not know, as a host newer than the checkout would."""
+
+    def __init__(self, runner: ChildRunner) -> None:
+        self.runner, self.limits = runner, runner.limits
+
+    def scratch(self) -> AbstractContextManager[Scratch]:
+        return self.runner.scratch()
+
+    def run_child(self, child_args: list[str], scratch: Scratch) -> Completed:
+        return self.runner.run_child([*child_args, "--option-of-a-later-host"], scratch)
+
+    def close(self) -> None:
+        self.runner.close()
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["fresh", "warm"])
+def test_child_that_does_not_know_its_arguments_is_a_sandbox_error_and_not_cached(tmp_path: Path, warm: bool) -> None:
+    """Version skew between host and child is never the scene's fault: a cached code error would outlive the upgrade."""
+    runner = LaterHost(WarmWorker(Limits()) if warm else FreshSandbox(Limits()))
+    cache = RenderCache(tmp_path)
+    try:
+        result = render_on(runner, STATIC, cache=cache)
+    finally:
+        runner.close()
+    assert result.status is RenderStatus.SANDBOX_ERROR
+    assert "RenderSandboxError: the render child does not understand the host's arguments" in result.error_tail
+    assert cache.get(render_key(STATIC, None, DEFAULT_QUALITY)) is None
+    assert render_on(FreshSandbox(Limits()), STATIC, cache=cache).ok

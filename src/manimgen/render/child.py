@@ -23,7 +23,7 @@ import traceback
 from pathlib import Path
 
 from manimgen.manim_import import manim
-from manimgen.render.protocol import EXIT_NO_SCENE, IMAGE_DIR, MEDIA_DIR, OUTPUT_STEM, RESULT_MARKER, VIDEO_DIR
+from manimgen.render.protocol import EXIT_NO_SCENE, EXIT_USAGE, IMAGE_DIR, MEDIA_DIR, OUTPUT_STEM, RESULT_MARKER, VIDEO_DIR
 
 MODULE_NAME = "scene"
 # keyctl(2)'s number by architecture: the C library has no wrapper for it.
@@ -76,7 +76,11 @@ def print_latex_errors(error: BaseException) -> None:
 
 
 def main(argv: list[str]) -> int:
-    args = _parse_args(argv)
+    try:
+        args = _parse_args(argv)
+    except SystemExit:
+        print("RenderSandboxError: the render child does not understand the host's arguments (restart the process that renders after an upgrade)", file=sys.stderr)
+        return EXIT_USAGE
     leave_inherited_keyring()
     faulthandler.enable()
     manim()

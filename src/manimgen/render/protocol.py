@@ -8,6 +8,10 @@ the parent looks there itself (render/handover.py). The child's report names the
 
 RESULT_MARKER = "MANIMGEN_RESULT "
 EXIT_NO_SCENE = 3
+# The child did not understand its own command line: a host and a checkout of different versions,
+# never the scene's fault, so the host reports a sandbox error, which the render cache does not keep.
+# A scene that exits with it itself only fails uncached.
+EXIT_USAGE = 4
 MEDIA_DIR = "media"
 OUTPUT_STEM = "render"
 VIDEO_DIR = f"{MEDIA_DIR}/videos"

@@ -24,7 +24,7 @@ from typing import Protocol
 from manimgen.render.cache import RenderCache, default_cache, render_key, uncached_store
 from manimgen.render.geometry import read_geometry
 from manimgen.render.handover import HandoverError, Scratch, opened, parse_json, take_output, write_inside
-from manimgen.render.protocol import EXIT_NO_SCENE, GEOMETRY_FILE, OUTPUTS, RESULT_MARKER
+from manimgen.render.protocol import EXIT_NO_SCENE, EXIT_USAGE, GEOMETRY_FILE, OUTPUTS, RESULT_MARKER
 from manimgen.render.result import DEFAULT_QUALITY, RenderResult, RenderStatus, get_quality
 from manimgen.render.sandbox import Completed, Limits, Sandbox, scene_user
 from manimgen.render.volume import remove_tree
@@ -138,6 +138,8 @@ def _classify(done: Completed, limits: Limits) -> tuple[RenderStatus, str]:
         return RenderStatus.CODE_ERROR, _last_lines(f"{tail}\n{cap}")
     if done.returncode == EXIT_NO_SCENE:
         return RenderStatus.NO_SCENE, tail
+    if done.returncode == EXIT_USAGE:
+        return RenderStatus.SANDBOX_ERROR, tail
     if done.returncode is not None and done.returncode < 0:
         crash = _native_crash(done.stderr_tail) or tail
         return RenderStatus.CODE_ERROR, _last_lines(f"{crash}\nKilled by {signal_reason(-done.returncode)}")
