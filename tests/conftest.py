@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from servers import llama_server_on
 
 from manimgen.paths import cache_root
+from manimgen.registry import Registry
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -19,6 +20,20 @@ def private_render_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("manimgen-cache")
     os.environ["MANIMGEN_CACHE"] = str(root)
     return root
+
+
+@pytest.fixture
+def throwaway() -> Iterator[Callable[..., None]]:
+    """Register items for one test: `throwaway(REGISTRY, name, item, summary)`; each is removed after it."""
+    added: list[tuple[Registry[object], str]] = []
+
+    def register(registry: Registry[object], name: str, item: object, summary: str = "") -> None:
+        registry.add(name, item, summary)
+        added.append((registry, name))
+
+    yield register
+    for registry, name in added:
+        registry.remove(name)
 
 
 @pytest.fixture(scope="session")

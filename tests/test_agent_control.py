@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from manimgen.agent import (
     SYSTEM_PROMPT,
+    STRATEGIES,
     AgentConfig,
     AgentRun,
     RepairLoop,
@@ -26,7 +27,6 @@ from manimgen.agent import (
     format_target,
     generation_messages,
     get_strategy,
-    list_strategies,
     run_agent,
 )
 from manimgen.agent.apidocs import MAX_TEXT_CHARS, call_targets, called_names
@@ -246,7 +246,7 @@ def test_after_render_hook_asks_for_more_rounds_after_a_success() -> None:
 
 
 def test_registry_names_the_known_strategies() -> None:
-    assert {"vanilla", "ritl", "ritl-doc"} <= set(list_strategies())
+    assert {"vanilla", "ritl", "ritl-doc"} <= set(STRATEGIES)
     assert get_strategy("ritl-doc").name == "ritl-doc"
     with pytest.raises(ValueError, match=r"unknown strategy 'ritl-magic'.*vanilla.*ritl-doc"):
         get_strategy("ritl-magic")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from manimgen.agent import list_strategies
-from manimgen.agent import strategies as strategy_module
+from manimgen.agent import STRATEGIES, Vanilla
 from manimgen.cli import app
 from manimgen.cli.choices import strategies_table, strategy_help, with_tables
 from manimgen.llm.models import MODELS
@@ -23,13 +23,12 @@ def test_documentation_tables_match_the_registries() -> None:
     texts = {page.name: page.read_text(encoding="utf-8") for page in PAGES}
     for name, text in texts.items():
         assert with_tables(text) == text, f"{name}: run `.venv/bin/python scripts/write_choices.py` after changing a registry"
-    for page, names in (("generation.md", list_strategies()), ("models.md", MODELS), ("metrics.md", METRIC_FIELDS)):
+    for page, names in (("generation.md", STRATEGIES), ("models.md", MODELS), ("metrics.md", METRIC_FIELDS)):
         assert all(f"| `{name}` |" in texts[page] for name in names), page
 
 
-def test_a_registered_strategy_reaches_help_table_and_cli(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(strategy_module._REGISTRY, "best-of-four", strategy_module.Vanilla)
-    monkeypatch.setitem(strategy_module._SUMMARIES, "best-of-four", "four drafts, the lint picks")
+def test_a_registered_strategy_reaches_help_table_and_cli(throwaway: Callable[..., None]) -> None:
+    throwaway(STRATEGIES, "best-of-four", Vanilla, "four drafts, the lint picks")
     assert "best-of-four" in strategy_help()
     assert "| `best-of-four` | four drafts, the lint picks |" in strategies_table()
     listed = CliRunner().invoke(app, ["strategies"], env=WIDE)
@@ -40,7 +39,7 @@ def test_generate_help_names_every_strategy_and_model() -> None:
     shown = CliRunner().invoke(app, ["generate", "--help"], env=WIDE)
     assert shown.exit_code == 0
     text = " ".join(shown.output.split())
-    assert all(name in text for name in [*list_strategies(), *MODELS, "py:MODULE:FUNCTION", "NAME+ADAPTER"])
+    assert all(name in text for name in [*STRATEGIES, *MODELS, "py:MODULE:FUNCTION", "NAME+ADAPTER"])
 
 
 def test_models_command_lists_the_registry() -> None:

@@ -22,9 +22,7 @@ from manimgen.render import RenderResult, RenderStatus
 
 MARKUP = "Error reading [/etc/manim.cfg]\nscene said [green]ok[/green] and [bold red]"
 SCENE_HINT = "pass a Python file holding a Manim scene"
-EMPTY_SENTENCE = (
-    'error: the sentence is empty: describe the animation, e.g. manimgen generate "A blue circle turns into a red square"'
-)
+EMPTY_SENTENCE = 'error: the sentence is empty: describe the animation, e.g. "A blue circle turns into a red square"'
 
 
 def invoke(*args: str, **env: str) -> Result:

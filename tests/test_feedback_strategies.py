@@ -15,7 +15,7 @@ import pytest
 from counting_renderer import CountingRenderer
 from PIL import Image
 
-from manimgen.agent import AgentConfig, format_target, get_strategy, list_strategies, run_agent
+from manimgen.agent import AgentConfig, format_target, STRATEGIES, get_strategy, run_agent
 from manimgen.agent.feedback_strategies import keep_best_render
 from manimgen.agent.layout import layout_findings
 from manimgen.agent.trace import STOP_MAX_ROUNDS, STOP_RENDERED
@@ -90,7 +90,7 @@ def renders() -> Iterator[CountingRenderer]:
 
 
 def test_strategies_are_registered():
-    assert {"ritl-lint", "ritl-layout", "ritl-lint-layout", "ritl-layout-frames"} <= set(list_strategies())
+    assert {"ritl-lint", "ritl-layout", "ritl-lint-layout", "ritl-layout-frames"} <= set(STRATEGIES)
     assert get_strategy("ritl-lint-layout").name == "ritl-lint-layout"
 
 

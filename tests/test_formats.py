@@ -14,7 +14,7 @@ from manimgen.agent import AgentConfig, format_target, get_strategy
 from manimgen.agent.layout import layout_findings
 from manimgen.llm.scripted import ScriptedLLM
 from manimgen.render import RenderResult, render
-from manimgen.render.formats import FORMATS, deliver, get_format, media_type
+from manimgen.render.formats import FORMATS, deliver, media_type
 from manimgen.render.frames import frames_at, sample_frames
 from manimgen.render.result import at_aspect, get_quality, quality_spec
 
@@ -129,14 +129,14 @@ def test_a_quality_spec_names_the_size_and_the_frame(spec: str, size: tuple[int,
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: get_quality("ultra"), "unknown quality 'ultra'; choose one of low, preview, medium, high"),
+        (lambda: get_quality("ultra"), "unknown quality 'ultra'; choose one of: low, preview, medium, high"),
         (lambda: get_quality("low@9-16"), "cannot read '9-16' as an aspect or a size; write one like 9:16 or 1080x1920"),
         (lambda: get_quality("low@1:9"), "1:9 is too narrow or too wide; keep each side within 4 times the other"),
         (lambda: get_quality("low@1081x1920"), "1081x1920 cannot be encoded; give even sides from 16 to 4096 pixels"),
         (lambda: quality_spec("low", "9x16"), "cannot read '9x16' as an aspect; write WIDTH:HEIGHT, one of 16:9, 9:16, 1:1"),
         (lambda: quality_spec("low", None, "9:16"), "cannot read '9:16' as a size; write WIDTHxHEIGHT, like 1080x1920"),
         (lambda: quality_spec("low", "9:16", "1080x1920"), "give an aspect or a resolution, not both: the size sets the aspect"),
-        (lambda: get_format("avi"), "unknown format 'avi'; choose one of: mp4, webm, gif, png"),
+        (lambda: FORMATS.pick("avi"), "unknown format 'avi'; choose one of: mp4, webm, gif, png"),
     ],
 )
 def test_bad_settings_are_refused_with_the_fix(call, message: str) -> None:  # type: ignore[no-untyped-def]

@@ -27,7 +27,7 @@ from manimgen.metrics.embedders import minilm_l6
 from manimgen.metrics.visual import sem_dtw, visual_score
 from manimgen.render import every_nth_frame, sample_frames
 from manimgen.scoring import Scorer
-from manimgen.scoring.presets import PRESETS, get_preset
+from manimgen.scoring.presets import PRESETS
 from manimgen.train.grpo_config import GRPOTrainingConfig
 
 TASKS = {task.id: task.reference_code for task in BUILTIN_TASKS}
@@ -111,10 +111,10 @@ def test_every_nth_frame_is_the_originals_rule_and_the_clock_only_agrees_at_mult
 
 def test_presets_are_registered_and_unknown_ones_name_the_choices() -> None:
     assert list(PRESETS) == ["default", "paper"]
-    paper = get_preset("paper")
+    paper = PRESETS.pick("paper")
     assert (paper.image_embedder, paper.code_embedder, paper.dtw) == ("clip-vit-l-14", "codebert", "fastdtw")
     with pytest.raises(ValueError, match="unknown metric preset 'nonesuch'; choose one of: default, paper"):
-        get_preset("nonesuch")
+        PRESETS.pick("nonesuch")
     assert parse_config({"models": ["m"], "strategies": ["vanilla"], "metric_preset": "paper"}).metric_preset == "paper"
     with pytest.raises(ValueError, match="metric_preset.*default, paper"):
         parse_config({"models": ["m"], "strategies": ["vanilla"], "metric_preset": "nonesuch"})

@@ -13,23 +13,24 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import Image, Video, display
 
-from manimgen.agent import get_strategy
 from manimgen.agent.checked_search import DEFAULT_STRATEGY
-from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, ensure_gguf, load_model
+from manimgen.llm import DEFAULT_MODEL, LLMError, load_model
 from manimgen.llm.base import LLM
 from manimgen.render import render
-from manimgen.render.formats import DEFAULT_FORMAT, DeliveryError, deliver, get_format, media_type
-from manimgen.render.result import DEFAULT_QUALITY, printable, quality_spec
+from manimgen.render.formats import DEFAULT_FORMAT, DeliveryError, deliver, media_type, output_spec
+from manimgen.render.result import DEFAULT_QUALITY, printable
 from manimgen.serve.produce import Request, produce, slug
 
 OUT_DIR = Path("runs") / "notebook"
+T = TypeVar("T")
 EMPTY_CELL = "write the sentence in the cell under %%manimgen, e.g. A blue circle turns into a red square"
 NO_CODE = "give scene code in the cell under %%manimgen_render, or a file: %manimgen_render scene.py"
 
@@ -66,12 +67,7 @@ class ManimgenMagics(Magics):
         sentence = " ".join((cell or "").split())
         if not sentence:
             raise UsageError(EMPTY_CELL)
-        spec = _spec(args)
-        try:
-            get_strategy(args.strategy)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        request = Request(sentence, args.strategy, spec, args.video_format)
+        request = _refusing(lambda: Request(sentence, args.strategy, _spec(args), args.video_format))
         product = produce(self._model(args.model), request, Path(args.out) / slug(sentence))
         if product.code is not None:
             flags = _flags(quality=args.quality, aspect=args.aspect, resolution=args.resolution, format=args.video_format, out=args.out)
@@ -103,8 +99,6 @@ class ManimgenMagics(Magics):
     def _model(self, spec: str) -> LLM:
         if spec not in self._models:
             try:
-                if spec in MODELS:
-                    ensure_gguf(spec)
                 self._models[spec] = load_model(spec)
             except LLMError as error:
                 raise UsageError(str(error)) from None
@@ -117,10 +111,13 @@ class ManimgenMagics(Magics):
 
 
 def _spec(args: Any) -> str:
-    """The quality spec for the options; a bad option or format is a one-line UsageError naming the fix."""
+    return _refusing(lambda: output_spec(args.quality, args.aspect, args.resolution, args.video_format))
+
+
+def _refusing(make: Callable[[], T]) -> T:
+    """What `make` returns; a bad option as a one-line UsageError naming the fix."""
     try:
-        get_format(args.video_format)
-        return quality_spec(args.quality, args.aspect, args.resolution)
+        return make()
     except ValueError as error:
         raise UsageError(str(error)) from None
 

@@ -8,19 +8,19 @@ from manimgen.agent.prompts import SYSTEM_PROMPT, doc_messages, format_target, g
 from manimgen.agent.strategies import (
     AgentConfig,
     AgentRun,
+    STRATEGIES,
     DocRepairLoop,
     RepairLoop,
     Strategy,
     Vanilla,
     get_strategy,
-    list_strategies,
     register_strategy,
     run_agent,
-    strategy_summaries,
 )
 from manimgen.agent.trace import Round, Trace
 
 __all__ = [
+    "STRATEGIES",
     "SYSTEM_PROMPT",
     "AgentConfig",
     "AgentRun",
@@ -37,9 +37,7 @@ __all__ = [
     "format_target",
     "generation_messages",
     "get_strategy",
-    "list_strategies",
     "register_strategy",
     "repair_messages",
     "run_agent",
-    "strategy_summaries",
 ]

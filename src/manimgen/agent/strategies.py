@@ -45,6 +45,7 @@ from manimgen.agent.trace import STOP_DEADLINE, STOP_MAX_ROUNDS, STOP_RENDERED, 
 from manimgen.checks import Checklist
 from manimgen.llm.base import LLM, Message, Sampling
 from manimgen.render import Renderer, RenderJob, RenderPool
+from manimgen.registry import Registry
 from manimgen.render.result import DEFAULT_QUALITY, DEFAULT_RENDER_TIMEOUT_S, RenderResult, get_quality
 
 DEFAULT_SAMPLING = Sampling(seed=0)
@@ -174,8 +175,7 @@ class AgentRun:
         )
 
 
-_REGISTRY: dict[str, type[Strategy]] = {}
-_SUMMARIES: dict[str, str] = {}
+STRATEGIES: Registry[type[Strategy]] = Registry("strategy")
 S = TypeVar("S", bound=type)
 
 
@@ -184,32 +184,16 @@ def register_strategy(name: str, *, summary: str) -> Callable[[S], S]:
     `summary` says what it does for users, in the CLI's help and docs/generation.md's table."""
 
     def decorate(cls: S) -> S:
-        known = _REGISTRY.get(name)
-        if known is not None and known.__qualname__ != cls.__qualname__:
-            raise ValueError(f"strategy name {name!r} is already taken by {known.__qualname__}")
         cls.name = name
-        _REGISTRY[name] = cls
-        _SUMMARIES[name] = summary
+        STRATEGIES.add(name, cls, summary)
         return cls
 
     return decorate
 
 
-def list_strategies() -> list[str]:
-    return list(_REGISTRY)
-
-
-def strategy_summaries() -> dict[str, str]:
-    """Every registered strategy and what it does, in registration order."""
-    return dict(_SUMMARIES)
-
-
 def get_strategy(name: str) -> Strategy:
     """A fresh instance of the strategy registered as `name`."""
-    try:
-        return _REGISTRY[name]()
-    except KeyError:
-        raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(_REGISTRY)}") from None
+    return STRATEGIES.pick(name)()
 
 
 @register_strategy(

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from manimgen import config_file
-from manimgen.agent import list_strategies
+from manimgen.agent import STRATEGIES
 from manimgen.config_file import ConfigError as ConfigError
 from manimgen.data.task import Split
 from manimgen.llm.base import Sampling
@@ -84,7 +84,7 @@ class StrategyEntry(BaseModel):
     def key(self) -> str:
         return self.label or self.name
 
-    _registered = config_file.choices(name=list_strategies)
+    _registered = config_file.choices(name=lambda: STRATEGIES)
 
 
 class RunConfig(BaseModel):

@@ -51,7 +51,7 @@ from manimgen.llm.llamacpp import PROMPT_EVALUATION
 from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult
 from manimgen.scoring.free import NO_REFERENCE, reference_free_scores
 from manimgen.scoring.shown import requirement_scores
-from manimgen.scoring.presets import get_preset
+from manimgen.scoring.presets import PRESETS
 
 if TYPE_CHECKING:
     from manimgen.scoring import Scorer
@@ -401,7 +401,7 @@ class BenchRunner:
     def _extractable(self, trace: Trace) -> bool:
         """Under a strict preset (`paper`), the answer that gave the final code must hold a block the
         original extraction takes (a closed <CODE> or ```python block); otherwise it scores as no code."""
-        if get_preset(self.config.metric_preset).extraction != "strict" or trace.final_code is None:
+        if PRESETS.pick(self.config.metric_preset).extraction != "strict" or trace.final_code is None:
             return True
         source = next((round_ for round_ in reversed(trace.rounds) if round_.code == trace.final_code), None)
         return source is None or extract_code_strict(source.completion) is not None

@@ -38,13 +38,11 @@ def fail(message: str) -> NoReturn:
 
 
 def output_settings(quality: str, aspect: str | None, resolution: str | None, video_format: str) -> str:
-    """The quality spec for the options, after checking them and the format; bad ones fail in one line."""
-    from manimgen.render.formats import get_format
-    from manimgen.render.result import quality_spec
+    """The quality spec for the output options (render/formats.py checks them); bad ones fail in one line."""
+    from manimgen.render.formats import output_spec
 
     try:
-        get_format(video_format)
-        return quality_spec(quality, aspect, resolution)
+        return output_spec(quality, aspect, resolution, video_format)
     except ValueError as error:
         fail(str(error))
 

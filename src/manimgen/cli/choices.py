@@ -12,7 +12,7 @@ import re
 import typing
 from collections.abc import Callable
 
-from manimgen.agent import strategy_summaries
+from manimgen.agent import STRATEGIES
 from manimgen.data.task import Split
 from manimgen.extras import EXTRAS, PURPOSES
 from manimgen.llm import MODELS, PROVIDERS, spec_help
@@ -34,7 +34,7 @@ def one_of(names: typing.Iterable[str], default: str | None = None) -> str:
 
 
 def strategy_help() -> str:
-    return f"{one_of(strategy_summaries())}; see `manimgen strategies`"
+    return f"{one_of(STRATEGIES.summaries())}; see `manimgen strategies`"
 
 
 def model_help() -> str:
@@ -81,7 +81,7 @@ def _markdown(headers: list[str], rows: typing.Iterable[list[str]]) -> str:
 
 
 def strategies_table() -> str:
-    return _markdown(["strategy", "what happens"], ([f"`{name}`", summary] for name, summary in strategy_summaries().items()))
+    return _markdown(["strategy", "what happens"], ([f"`{name}`", summary] for name, summary in STRATEGIES.summaries().items()))
 
 
 def models_table() -> str:

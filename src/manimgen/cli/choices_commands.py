@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from manimgen.agent import strategy_summaries
+from manimgen.agent import STRATEGIES
 from manimgen.cli.app import app, console
 from manimgen.llm import MODELS, PROVIDERS
 
@@ -13,7 +13,7 @@ from manimgen.llm import MODELS, PROVIDERS
 def strategies() -> None:
     """List the generation strategies and what each one does."""
     table = Table("strategy", "what happens")
-    for name, summary in strategy_summaries().items():
+    for name, summary in STRATEGIES.summaries().items():
         table.add_row(name, summary)
     console.print(table)
 

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from manimgen.serve.produce import Product, Request
 
 DEFAULT_OUT_DIR = Path("runs") / "generate"
-EMPTY_SENTENCE = 'the sentence is empty: describe the animation, e.g. manimgen generate "A blue circle turns into a red square"'
 BATCH_RESULTS = "batch.jsonl"
 
 
@@ -91,21 +90,17 @@ def generate(
     checklist: Annotated[Optional[Path], typer.Option(help="an edited checklist (`manimgen check SENTENCE --json` prints one) for the strategies that check one")] = None,
 ) -> None:
     """Turn a sentence into a Manim scene with an LLM, render it, and print where the video and its code are."""
-    from manimgen.agent import get_strategy
-    from manimgen.serve.produce import Request
+    from manimgen.serve.produce import Request, RequestError
 
     if (sentence is None) == (batch is None):
         fail('give one sentence, or --batch FILE with one per line (e.g. manimgen generate "A blue circle grows")')
-    if sentence is not None and not sentence.strip():
-        fail(EMPTY_SENTENCE)
     spec = output_settings(quality, aspect, resolution, video_format)
-    try:
-        get_strategy(strategy)
-    except ValueError as error:
-        fail(str(error))
     sentences = _sentences(batch) if batch is not None else [sentence or ""]
     plan = _checklist(checklist) if checklist is not None else None
-    requests = [Request(text, strategy, spec, video_format, rounds, temperature, max_tokens, seed, checklist=plan) for text in sentences]
+    try:
+        requests = [Request(text, strategy, spec, video_format, rounds, temperature, max_tokens, seed, checklist=plan) for text in sentences]
+    except RequestError as error:
+        fail(str(error))
     llm, loaded_s = _load(model)
     try:
         if batch is not None:

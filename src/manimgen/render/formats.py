@@ -18,7 +18,9 @@ from pathlib import Path
 import av
 from PIL import Image
 
+from manimgen.registry import Registry
 from manimgen.render.frames import IMAGE_SUFFIXES, iter_frames
+from manimgen.render.result import DEFAULT_QUALITY, quality_spec
 
 GIF_FPS = 10  # GIF counts time in hundredths of a second: 10 fps is exact, 12 or 15 would drift
 GIF_MAX_WIDTH = 480  # sized for a slide or a chat message
@@ -92,24 +94,22 @@ def _last_frame(source: Path, target: Path) -> None:
     last.to_image().save(target)
 
 
-FORMATS: dict[str, Format] = {
-    format_.name: format_
-    for format_ in (
-        Format("mp4", ".mp4", "video/mp4", "H.264 video, what Manim writes; plays everywhere", _copy),
-        Format("webm", ".webm", "video/webm", "VP9 video for web pages", _webm),
-        Format("gif", ".gif", "image/gif", "a looping GIF for slides and chat (≤ 480 px wide, 10 fps)", _gif),
-        Format("png", ".png", "image/png", "the last frame as a picture", _last_frame),
-    )
-}
+_BUILT_IN = (
+    Format("mp4", ".mp4", "video/mp4", "H.264 video, what Manim writes; plays everywhere", _copy),
+    Format("webm", ".webm", "video/webm", "VP9 video for web pages", _webm),
+    Format("gif", ".gif", "image/gif", "a looping GIF for slides and chat (≤ 480 px wide, 10 fps)", _gif),
+    Format("png", ".png", "image/png", "the last frame as a picture", _last_frame),
+)
+FORMATS: Registry[Format] = Registry("format", ((format_.name, format_, format_.help) for format_ in _BUILT_IN))
 DEFAULT_FORMAT = "mp4"
 STILL = FORMATS["png"]
 
 
-def get_format(name: str) -> Format:
-    try:
-        return FORMATS[name]
-    except KeyError:
-        raise ValueError(f"unknown format {name!r}; choose one of: {', '.join(FORMATS)}") from None
+def output_spec(quality: str = DEFAULT_QUALITY, aspect: str | None = None, resolution: str | None = None, video_format: str = DEFAULT_FORMAT) -> str:
+    """The quality spec of a request's output options (render/result.py), once its format is known to exist:
+    the one check of them for the CLI, the server, the MCP tools and the notebook. Raises ValueError naming the fix."""
+    FORMATS.pick(video_format)
+    return quality_spec(quality, aspect, resolution)
 
 
 def media_type(path: Path) -> str:
@@ -123,7 +123,7 @@ def deliver(source: Path, target: Path, name: str = DEFAULT_FORMAT) -> Path:
     The source was written inside the sandbox, so it may not be what its suffix says: a file that does
     not decode is a DeliveryError naming the format, and leaves no partial file behind.
     """
-    format_ = STILL if source.suffix.lower() in IMAGE_SUFFIXES else get_format(name)
+    format_ = STILL if source.suffix.lower() in IMAGE_SUFFIXES else FORMATS.pick(name)
     placed = target.with_suffix(format_.suffix)
     placed.parent.mkdir(parents=True, exist_ok=True)
     try:

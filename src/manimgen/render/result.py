@@ -9,6 +9,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from manimgen.registry import Registry
+
 Geometry = list[dict[str, Any]]
 # What would steer a terminal or reorder what it shows: C0 controls but tab and newline, DEL, C1
 # (U+009B is a one-byte CSI), and the bidirectional marks, embeddings, overrides and isolates.
@@ -53,12 +55,13 @@ class Quality:
         return FRAME_HEIGHT * float(self.aspect)
 
 
-QUALITIES: dict[str, Quality] = {
-    "low": Quality("low", 854, 480, 15),
-    "preview": Quality("preview", 320, 180, 10),
-    "medium": Quality("medium", 1280, 720, 30),
-    "high": Quality("high", 1920, 1080, 60),
-}
+QUALITIES: Registry[Quality] = Registry(
+    "quality",
+    (
+        (preset.name, preset, f"{preset.width}×{preset.height} at {preset.fps} fps")
+        for preset in (Quality("low", 854, 480, 15), Quality("preview", 320, 180, 10), Quality("medium", 1280, 720, 30), Quality("high", 1920, 1080, 60))
+    ),
+)
 ASPECTS: dict[str, str] = {
     "16:9": "landscape, for screens and slides (Manim's own)",
     "9:16": "portrait, for phones and short-video sites",
@@ -75,9 +78,7 @@ def get_quality(spec: str) -> Quality:
     """The render settings a quality spec names: a preset (`low`), a preset at another aspect (`low@9:16`:
     the preset's short side and frame rate), or a preset's frame rate at exact pixels (`medium@1080x1920`)."""
     name, _, shape = spec.partition("@")
-    if name not in QUALITIES:
-        raise ValueError(f"unknown quality {name!r}; choose one of {', '.join(QUALITIES)}")
-    preset = QUALITIES[name]
+    preset = QUALITIES.pick(name)
     if not shape:
         return preset
     match = ASPECT_SHAPE.fullmatch(shape) or SIZE_SHAPE.fullmatch(shape)

@@ -16,6 +16,7 @@ from typing import Literal
 from manimgen.metrics.dtw import DtwMethod
 from manimgen.metrics.embedders import DEFAULT_CODE_EMBEDDER, DEFAULT_IMAGE_EMBEDDER
 from manimgen.metrics.visual import GrayMethod
+from manimgen.registry import Registry
 
 FrameSampling = Literal["clock", "every-nth"]
 AstLabels = Literal["named", "fields"]
@@ -53,45 +54,38 @@ class MetricPreset:
     """Seconds a reward render may take unless a GRPO config sets `render_timeout_s` (the original's: 300)."""
 
 
-PRESETS: dict[str, MetricPreset] = {
-    preset.name: preset
-    for preset in (
-        MetricPreset(
-            name="default",
-            summary="manimgen's: offline embedders (effnet-lite0, minilm-l6), exact DTW, AST labels without ctx",
-            image_embedder=DEFAULT_IMAGE_EMBEDDER,
-            code_embedder=DEFAULT_CODE_EMBEDDER,
-            dtw="exact",
-            frame_sampling="clock",
-            gray="pillow",
-            ast_labels="named",
-            code_pooling="masked",
-            extraction="lenient",
-            several_scenes_render=True,
-            failed_reference_visual=None,
-            reward_render_timeout_s=120.0,
-        ),
-        MetricPreset(
-            name="paper",
-            summary="the original code's: CLIP ViT-L/14, CodeBERT, fastdtw radius 1, every int(fps/5)-th frame, its AST labels",
-            image_embedder="clip-vit-l-14",
-            code_embedder="codebert",
-            dtw="fastdtw",
-            frame_sampling="every-nth",
-            gray="opencv",
-            ast_labels="fields",
-            code_pooling="padded-pair",
-            extraction="strict",
-            several_scenes_render=False,
-            failed_reference_visual=0.0,
-            reward_render_timeout_s=300.0,
-        ),
-    )
-}
+_BUILT_IN = (
+    MetricPreset(
+        name="default",
+        summary="manimgen's: offline embedders (effnet-lite0, minilm-l6), exact DTW, AST labels without ctx",
+        image_embedder=DEFAULT_IMAGE_EMBEDDER,
+        code_embedder=DEFAULT_CODE_EMBEDDER,
+        dtw="exact",
+        frame_sampling="clock",
+        gray="pillow",
+        ast_labels="named",
+        code_pooling="masked",
+        extraction="lenient",
+        several_scenes_render=True,
+        failed_reference_visual=None,
+        reward_render_timeout_s=120.0,
+    ),
+    MetricPreset(
+        name="paper",
+        summary="the original code's: CLIP ViT-L/14, CodeBERT, fastdtw radius 1, every int(fps/5)-th frame, its AST labels",
+        image_embedder="clip-vit-l-14",
+        code_embedder="codebert",
+        dtw="fastdtw",
+        frame_sampling="every-nth",
+        gray="opencv",
+        ast_labels="fields",
+        code_pooling="padded-pair",
+        extraction="strict",
+        several_scenes_render=False,
+        failed_reference_visual=0.0,
+        reward_render_timeout_s=300.0,
+    ),
+)
+PRESETS: Registry[MetricPreset] = Registry("metric preset", ((preset.name, preset, preset.summary) for preset in _BUILT_IN))
 DEFAULT_PRESET = "default"
 
-
-def get_preset(name: str) -> MetricPreset:
-    if name not in PRESETS:
-        raise ValueError(f"unknown metric preset {name!r}; choose one of: {', '.join(PRESETS)}")
-    return PRESETS[name]

@@ -42,7 +42,7 @@ from manimgen.metrics.embedders import CodeEmbedder
 from manimgen.metrics.visual import VisualScore, embed_frames, visual_score
 from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult, RenderStatus, every_nth_frame, get_quality, sample_frames
 from manimgen.render.result import DEFAULT_QUALITY, DEFAULT_RENDER_TIMEOUT_S
-from manimgen.scoring.presets import DEFAULT_PRESET, get_preset
+from manimgen.scoring.presets import DEFAULT_PRESET, PRESETS
 from manimgen.scoring.schema import Scores
 
 FRAMES_PER_SECOND = 5.0
@@ -144,7 +144,7 @@ class Scorer:
         preset: str = DEFAULT_PRESET,
     ) -> None:
         get_quality(quality)
-        self.preset = get_preset(preset)
+        self.preset = PRESETS.pick(preset)
         dtw = dtw or self.preset.dtw
         if dtw not in DTW_METHODS:
             raise ValueError(f"unknown DTW method {dtw!r}; use one of: {', '.join(DTW_METHODS)}")

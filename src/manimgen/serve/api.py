@@ -37,12 +37,13 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from manimgen.agent import strategy_summaries
+from manimgen.agent import STRATEGIES
 from manimgen.checks import Checklist, checklist_for
 from manimgen.render.formats import DEFAULT_FORMAT, FORMATS, media_type
 from manimgen.render.result import ASPECTS, DEFAULT_QUALITY, QUALITIES
-from manimgen.serve.engine import MAX_CODE, MAX_SENTENCE, JobEngine, JobError, output_quality
+from manimgen.serve.engine import MAX_CODE, JobEngine, JobError
 from manimgen.serve.jobs import Job
+from manimgen.serve.produce import MAX_SENTENCE
 
 MAX_BODY = MAX_CODE + 16 * 1024
 MAX_NAME = 1000
@@ -57,8 +58,9 @@ class OutputRequest(BaseModel):
     resolution: str | None = Field(None, max_length=MAX_NAME, description="exact pixels WIDTHxHEIGHT, e.g. 1080x1920 (sets the aspect)")
     format: str = Field(DEFAULT_FORMAT, max_length=MAX_NAME, description=f"the file, one of {', '.join(FORMATS)}")
 
-    def quality_spec(self) -> str:
-        return output_quality(self.quality, self.aspect, self.resolution)
+    def options(self) -> dict[str, Any]:
+        """The output options as the engine takes them, checked there."""
+        return {"quality": self.quality, "video_format": self.format, "aspect": self.aspect, "resolution": self.resolution}
 
 
 class JobRequest(OutputRequest):
@@ -141,7 +143,7 @@ def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
 
     @app.post("/api/jobs", status_code=201)
     def create_job(body: JobRequest) -> dict[str, Any]:
-        return _refusing(lambda: engine.submit(body.sentence, body.model, body.strategy, body.quality_spec(), body.checklist, body.format)).to_dict()
+        return _refusing(lambda: engine.submit(body.sentence, body.model, body.strategy, checklist=body.checklist, **body.options())).to_dict()
 
     @app.get("/api/checklist")
     def sentence_checklist(sentence: str) -> dict[str, Any]:
@@ -152,7 +154,7 @@ def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
 
     @app.post("/api/render", status_code=201)
     def create_render(body: RenderRequest) -> dict[str, Any]:
-        return _refusing(lambda: engine.submit_render(body.code, body.quality_spec(), body.sentence, body.format)).to_dict()
+        return _refusing(lambda: engine.submit_render(body.code, sentence=body.sentence, **body.options())).to_dict()
 
     @app.get("/api/jobs")
     def list_jobs(limit: int = 50) -> list[dict[str, Any]]:
@@ -214,7 +216,7 @@ def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
         return {
             "models": engine.allowed_models,
             "default_model": engine.default_model,
-            "strategies": strategy_summaries(),
+            "strategies": STRATEGIES.summaries(),
             "default_strategy": engine.default_strategy,
             "qualities": list(QUALITIES),
             "aspects": ASPECTS,

@@ -21,26 +21,26 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
-from manimgen.agent import Round, list_strategies
+from manimgen.agent import Round
 from manimgen.agent.checked_search import DEFAULT_STRATEGY
 from manimgen.agent.strategies import DEFAULT_SAMPLING
 from manimgen.checks import Checklist, checklist_for
 from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, load_model, parse_spec
 from manimgen.llm.base import LLM, ChatResult, Message, Sampling, accepts_images
 from manimgen.render import Renderer, RenderJob, RenderPool
-from manimgen.render.formats import DEFAULT_FORMAT, DeliveryError, deliver, get_format
-from manimgen.render.result import DEFAULT_QUALITY, RenderResult, get_quality, quality_spec
+from manimgen.render.formats import DEFAULT_FORMAT, FORMATS, DeliveryError, deliver, output_spec
+from manimgen.render.result import DEFAULT_QUALITY, RenderResult, get_quality
 from manimgen.serve.jobs import CANCELLED, DONE, FAILED, INTERRUPTED, INTERRUPTED_MESSAGE, RUNNING, Job, JobStore, new_id
-from manimgen.serve.produce import Request, failure, last_line, produce, render_code
+from manimgen.serve.produce import MAX_SENTENCE, Request, failure, last_line, produce, render_code
 
-MAX_SENTENCE = 1000
 MAX_CODE = 64 * 1024
 MAX_MODELS = 2
 LOCK_NAME = "engine.lock"
 ERROR_LINE = re.compile(r"^\s*[\w.]*(Error|Exception|Interrupt|Exit)\b.*")
 WRITING, RENDERING = "writing the scene", "rendering"
+T = TypeVar("T")
 
 
 class JobError(ValueError):
@@ -131,29 +131,28 @@ class JobEngine:
         quality: str = DEFAULT_QUALITY,
         checklist: Checklist | None = None,
         video_format: str = DEFAULT_FORMAT,
+        *,
+        aspect: str | None = None,
+        resolution: str | None = None,
     ) -> Job:
         """Queue a sentence (with a person's edit of its checklist, for the strategies that check one); bad input
-        is refused with a JobError naming the fix. `quality` is a spec (`low`, `medium@9:16`, render/result.py)."""
-        sentence = sentence.strip()
-        if not sentence:
-            raise JobError('the sentence is empty: describe the animation, e.g. "A blue circle turns into a red square"')
-        if len(sentence) > MAX_SENTENCE:
-            raise JobError(f"the sentence is {len(sentence)} characters; keep it under {MAX_SENTENCE}")
+        is refused with a JobError naming the fix. `quality` is a preset or a spec (`medium@9:16`, render/result.py)."""
+        request = _checked(lambda: Request(sentence, strategy or self.default_strategy, output_spec(quality, aspect, resolution, video_format), video_format))
         model = self._allowed((model or self.default_model).strip())
-        strategy = strategy or self.default_strategy
-        if strategy not in list_strategies():
-            raise JobError(f"unknown strategy {quoted(strategy)}; choose one of: {', '.join(list_strategies())}")
-        edited = checklist.model_copy(update={"sentence": sentence}).model_dump_json() if checklist is not None else None
-        job = Job(new_id(), "generate", sentence, model, strategy, _quality(quality), _format(video_format), checklist=edited)
+        edited = checklist.model_copy(update={"sentence": request.sentence}).model_dump_json() if checklist is not None else None
+        job = Job(new_id(), "generate", request.sentence, model, request.strategy, request.quality, request.video_format, checklist=edited)
         return self._queue(job)
 
-    def submit_render(self, code: str, quality: str = DEFAULT_QUALITY, sentence: str = "", video_format: str = DEFAULT_FORMAT) -> Job:
+    def submit_render(
+        self, code: str, quality: str = DEFAULT_QUALITY, sentence: str = "", video_format: str = DEFAULT_FORMAT, *, aspect: str | None = None, resolution: str | None = None
+    ) -> Job:
         """Queue scene code (say, an edited scene) to be rendered as it is."""
         if not code.strip():
             raise JobError("the scene code is empty; send a Manim scene (from manim import * ... class X(Scene): ...)")
         if len(code.encode()) > MAX_CODE:
             raise JobError(f"the scene code is {len(code.encode())} bytes; keep it under {MAX_CODE}")
-        return self._queue(Job(new_id(), "render", sentence.strip()[:MAX_SENTENCE], "-", "-", _quality(quality), _format(video_format), code=code))
+        spec = _checked(lambda: get_quality(output_spec(quality, aspect, resolution, video_format)).name)
+        return self._queue(Job(new_id(), "render", sentence.strip()[:MAX_SENTENCE], "-", "-", spec, FORMATS[video_format].name, code=code))
 
     def cancel(self, job_id: str) -> Job:
         job = self._job(job_id)
@@ -401,23 +400,9 @@ def first_error(feedback: str) -> str:
     return (named or listed or lines or [""])[0][:300]
 
 
-def output_quality(quality: str = DEFAULT_QUALITY, aspect: str | None = None, resolution: str | None = None) -> str:
-    """The quality spec for a request's quality, aspect and size, refused with a JobError naming the fix."""
+def _checked(make: Callable[[], T]) -> T:
+    """What `make` returns; the ValueError a request's check raises, as the JobError a caller shows."""
     try:
-        return quality_spec(quality, aspect, resolution)
-    except ValueError as error:
-        raise JobError(str(error)) from None
-
-
-def _quality(spec: str) -> str:
-    try:
-        return get_quality(spec).name
-    except ValueError as error:
-        raise JobError(str(error)) from None
-
-
-def _format(name: str) -> str:
-    try:
-        return get_format(name).name
+        return make()
     except ValueError as error:
         raise JobError(str(error)) from None

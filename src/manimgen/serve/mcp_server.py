@@ -23,13 +23,13 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from manimgen.agent import strategy_summaries
+from manimgen.agent import STRATEGIES
 from manimgen.agent.autofix import autofix
 from manimgen.agent.lint import lint
 from manimgen.checks import Checklist, checklist_for
 from manimgen.render.formats import DEFAULT_FORMAT
 from manimgen.render.result import DEFAULT_QUALITY
-from manimgen.serve.engine import JobEngine, JobError, output_quality
+from manimgen.serve.engine import JobEngine, JobError
 from manimgen.serve.jobs import Event, Job
 
 POLL_S = 0.5
@@ -54,9 +54,8 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
         """Write a Manim scene for the description with a model from list_models(), render it, and return the video path and code.
         `checklist`: an edit of plan_checklist(description), what the scene is checked against. `aspect`: 16:9, 9:16 or 1:1;
         `resolution`: WIDTHxHEIGHT instead; `format`: mp4, webm, gif or png."""
-        return await _finished(
-            engine, lambda: engine.submit(description, model, strategy, output_quality(quality, aspect, resolution), checklist, format), ctx
-        )
+        options = {"quality": quality, "video_format": format, "aspect": aspect, "resolution": resolution}
+        return await _finished(engine, lambda: engine.submit(description, model, strategy, checklist=checklist, **options), ctx)
 
     @server.tool()
     def plan_checklist(description: str) -> dict[str, Any]:
@@ -76,7 +75,7 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
     ) -> dict[str, Any]:
         """Render a Manim scene file's code in the sandbox; returns the video path, or the error.
         `aspect`, `resolution` and `format` as for generate_animation."""
-        return await _finished(engine, lambda: engine.submit_render(code, output_quality(quality, aspect, resolution), "", format), ctx)
+        return await _finished(engine, lambda: engine.submit_render(code, quality, video_format=format, aspect=aspect, resolution=resolution), ctx)
 
     @server.tool()
     def lint_scene(code: str) -> dict[str, Any]:
@@ -97,7 +96,7 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
     @server.tool()
     def list_strategies() -> dict[str, Any]:
         """Agent strategies with what each does, and the default."""
-        return {"strategies": strategy_summaries(), "default": engine.default_strategy}
+        return {"strategies": STRATEGIES.summaries(), "default": engine.default_strategy}
 
     return server
 

@@ -16,21 +16,32 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from manimgen.agent import AgentConfig, Round, Trace, get_strategy
+from manimgen.agent import STRATEGIES, AgentConfig, Round, Trace, get_strategy
 from manimgen.agent.strategies import DEFAULT_SAMPLING
 from manimgen.checks import Checklist
 from manimgen.llm.base import LLM
 from manimgen.render import Renderer, RenderJob, RenderResult
-from manimgen.render.formats import DEFAULT_FORMAT, DeliveryError, deliver
-from manimgen.render.result import DEFAULT_QUALITY, at_aspect
+from manimgen.render.formats import DEFAULT_FORMAT, FORMATS, DeliveryError, deliver
+from manimgen.render.result import DEFAULT_QUALITY, at_aspect, get_quality
 
 SEARCH_QUALITY = DEFAULT_QUALITY
+MAX_SENTENCE = 1000
+EMPTY_SENTENCE = 'the sentence is empty: describe the animation, e.g. "A blue circle turns into a red square"'
+
+
+class RequestError(ValueError):
+    """A request that cannot be made; the message names the fix."""
 
 
 @dataclass(frozen=True)
 class Request:
     """What to make: the sentence, the strategy and its budget, the final render's quality spec (with its
-    aspect or size, render/result.py) and the file format."""
+    aspect or size, render/result.py) and the file format.
+
+    The one check of a request, whoever makes it (the CLI, a server job, the MCP tool, the notebook):
+    the sentence is stripped and must say something, the strategy, quality and format must exist;
+    anything else raises `RequestError` naming the fix.
+    """
 
     sentence: str
     strategy: str
@@ -41,6 +52,20 @@ class Request:
     max_tokens: int = DEFAULT_SAMPLING.max_tokens
     seed: int = 0
     checklist: Checklist | None = None  # a person's edit of the sentence's checklist, for the strategies that check one
+
+    def __post_init__(self) -> None:
+        sentence = self.sentence.strip()
+        if not sentence:
+            raise RequestError(EMPTY_SENTENCE)
+        if len(sentence) > MAX_SENTENCE:
+            raise RequestError(f"the sentence is {len(sentence)} characters; keep it under {MAX_SENTENCE}")
+        try:
+            STRATEGIES.pick(self.strategy)
+            quality, video_format = get_quality(self.quality).name, FORMATS.pick(self.video_format).name
+        except ValueError as error:
+            raise RequestError(str(error)) from None
+        for name, value in (("sentence", sentence), ("quality", quality), ("video_format", video_format)):
+            object.__setattr__(self, name, value)
 
 
 @dataclass(frozen=True)

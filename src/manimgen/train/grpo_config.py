@@ -81,9 +81,9 @@ class GRPOTrainingConfig(BaseTrainingConfig):
     @property
     def reward_timeout_s(self) -> float:
         """`render_timeout_s`, else the metric preset's (default 120 s; paper 300 s, the original's)."""
-        from manimgen.scoring.presets import get_preset
+        from manimgen.scoring.presets import PRESETS
 
-        return self.render_timeout_s or get_preset(self.metric_preset).reward_render_timeout_s
+        return self.render_timeout_s or PRESETS.pick(self.metric_preset).reward_render_timeout_s
 
     @property
     def completions_per_step(self) -> int:

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from manimgen import config_file
-from manimgen.agent import list_strategies
+from manimgen.agent import STRATEGIES
 from manimgen.bench.config import ModelEntry, RunConfig, SamplingConfig, StrategyEntry
 from manimgen.bench.runner import BenchRunner
 from manimgen.bench.store import Store
@@ -76,12 +76,12 @@ class IterateConfig(BaseModel):
     evaluate: list[str] = Field(default_factory=lambda: ["vanilla"])
     eval_limit: int | None = Field(None, gt=0)
 
-    _known = config_file.choices(strategy=list_strategies)
+    _known = config_file.choices(strategy=lambda: STRATEGIES)
 
     @field_validator("evaluate")
     @classmethod
     def _registered_strategies(cls, value: list[str]) -> list[str]:
-        return [config_file.one_of(name, list_strategies()) for name in value]
+        return [config_file.one_of(name, STRATEGIES) for name in value]
 
     @property
     def keep_rule(self) -> KeepRule:

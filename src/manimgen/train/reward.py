@@ -95,7 +95,7 @@ class ManimReward:
         steps; with `ray`, the render actors of the Ray cluster at that address, so the training node only
         trains); `preset` names the metric preset (scoring/presets.py) the text and visual parts follow, and
         `visual_metric` the visual part: the paper's VS, or CVS, which spreads unrelated scenes towards 0."""
-        from manimgen.scoring.presets import get_preset
+        from manimgen.scoring.presets import PRESETS
 
         if text_weight < 0 or visual_weight < 0 or text_weight + visual_weight <= 0:
             raise ValueError(f"reward weights must be non-negative and not both 0, got {text_weight}, {visual_weight}")
@@ -107,8 +107,8 @@ class ManimReward:
         self.visual_weight = visual_weight
         self.mode = mode
         self.visual_metric = visual_metric
-        self._failed_reference_visual = get_preset(preset).failed_reference_visual
-        self._strict_extraction = get_preset(preset).extraction == "strict"
+        self._failed_reference_visual = PRESETS.pick(preset).failed_reference_visual
+        self._strict_extraction = PRESETS.pick(preset).extraction == "strict"
         self._scorer_options = {
             "quality": quality, "timeout_s": timeout_s, "workers": workers or default_render_workers(), "with_ast_distance": False,
             "renderer": renderer, "preset": preset,
