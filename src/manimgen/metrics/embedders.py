@@ -31,6 +31,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from manimgen.paths import cache_root
+from manimgen.registry import Registry
 
 log = logging.getLogger(__name__)
 
@@ -270,14 +271,12 @@ def codebert() -> MeanPooledEncoder:
     return MeanPooledEncoder("codebert", source, 512)
 
 
-IMAGE_EMBEDDERS: dict[str, Callable[[], ImageEmbedder]] = {
-    "effnet-lite0": EffNetLite0,
-    "clip-vit-l-14": ClipViTL14,
-}
-CODE_EMBEDDERS: dict[str, Callable[[], CodeEmbedder]] = {
-    "minilm-l6": minilm_l6,
-    "codebert": codebert,
-}
+IMAGE_EMBEDDERS: Registry[Callable[[], ImageEmbedder]] = Registry(
+    "image embedder", [("effnet-lite0", EffNetLite0, "EfficientNet-Lite0, offline"), ("clip-vit-l-14", ClipViTL14, "CLIP ViT-L/14, the paper's")]
+)
+CODE_EMBEDDERS: Registry[Callable[[], CodeEmbedder]] = Registry(
+    "code embedder", [("minilm-l6", minilm_l6, "all-MiniLM-L6-v2, offline"), ("codebert", codebert, "CodeBERT, the paper's")]
+)
 _BUILT: dict[tuple[str, str], Any] = {}
 _BUILDING = threading.Lock()
 
@@ -292,13 +291,12 @@ def code_embedder(name: str = DEFAULT_CODE_EMBEDDER) -> CodeEmbedder:
     return _built("code", name, CODE_EMBEDDERS)
 
 
-def _built(kind: str, name: str, factories: dict[str, Callable[[], Any]]) -> Any:
-    if name not in factories:
-        raise ValueError(f"unknown {kind} embedder {name!r}; choose one of: {', '.join(sorted(factories))}")
+def _built(kind: str, name: str, factories: Registry[Callable[[], Any]]) -> Any:
+    factory = factories.pick(name)
     key = (kind, name)
     with _BUILDING:  # scoring threads start together; importing transformers from two threads at once fails
         if key not in _BUILT:
-            _BUILT[key] = factories[name]()
+            _BUILT[key] = factory()
     return _BUILT[key]
 
 

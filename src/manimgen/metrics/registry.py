@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
 
+from manimgen.registry import Registry
+
 Inputs = Literal["code", "frames"]
 EmbedderKind = Literal["image", "code"]
 MetricFn = TypeVar("MetricFn", bound=Callable[..., Any])
@@ -42,7 +44,7 @@ class Metric:
         return float(self.fn(reference, candidate, **options))
 
 
-_METRICS: dict[str, Metric] = {}
+METRICS: Registry[Metric] = Registry("metric")
 
 
 def register_metric(
@@ -61,17 +63,12 @@ def register_metric(
         raise ValueError(f"metric {name!r}: give both embedder_kind and default_embedder, or neither")
 
     def register(fn: MetricFn) -> MetricFn:
-        if name in _METRICS and _METRICS[name].fn is not fn:
+        if name in METRICS and METRICS[name].fn is not fn:
             raise ValueError(f"metric {name!r} is already registered")
-        _METRICS[name] = Metric(
-            name=name,
-            fn=fn,
-            inputs=inputs,
-            title=title or name,
-            higher_is_better=higher_is_better,
-            embedder_kind=embedder_kind,
-            embedder=default_embedder,
+        metric = Metric(
+            name=name, fn=fn, inputs=inputs, title=title or name, higher_is_better=higher_is_better, embedder_kind=embedder_kind, embedder=default_embedder
         )
+        METRICS.add(name, metric, metric.title)
         return fn
 
     return register
@@ -80,9 +77,7 @@ def register_metric(
 def get_metric(spec: str) -> Metric:
     """The metric named ``spec``, e.g. ``"codebleu"``, ``"vs"`` or ``"vs[clip-vit-l-14]"``."""
     match = _NAME_WITH_EMBEDDER.match(spec.strip())
-    metric = _METRICS.get(match["name"]) if match else None
-    if metric is None:
-        raise KeyError(f"unknown metric {spec!r}; known metrics: {', '.join(list_metrics())}")
+    metric = METRICS.pick(match["name"] if match else spec)
     embedder = match["embedder"]
     if embedder is None:
         return metric
@@ -93,4 +88,4 @@ def get_metric(spec: str) -> Metric:
 
 def list_metrics(inputs: Inputs | None = None) -> list[str]:
     """Names of the registered metrics, optionally only those over code or over frames."""
-    return sorted(name for name, metric in _METRICS.items() if inputs in (None, metric.inputs))
+    return sorted(name for name, metric in METRICS.items() if inputs in (None, metric.inputs))
