@@ -10,7 +10,7 @@ from counting_renderer import CountingRenderer
 
 from manimgen.agent import AgentConfig, format_target, run_agent
 from manimgen.agent.idioms import IDIOMS
-from manimgen.agent.layout import layout_findings
+from manimgen.checks.layout import layout_findings
 from manimgen.agent.prompts import IDIOMS_SYSTEM_PROMPT, SYSTEM_PROMPT
 from manimgen.agent.trace import STOP_MAX_ROUNDS, STOP_RENDERED
 from manimgen.checks import Checklist, Requirement

@@ -52,11 +52,24 @@ def test_literal_text_has_a_bounded_size() -> None:
     assert many_lines[0] == f"… {10**5 - 40} earlier lines not shown" and many_lines[-1] == f"line {10**5 - 1}"
 
 
+class Answering:
+    """A renderer whose every render gives `result`: what a scene that prints anything could make the CLI show."""
+
+    def __init__(self, result: RenderResult) -> None:
+        self.result = result
+
+    def render(self, job: object) -> RenderResult:
+        return self.result
+
+    def close(self) -> None:
+        """Nothing was started."""
+
+
 def test_render_error_tail_is_printed_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     scene = tmp_path / "scene.py"
     scene.write_text("from manim import *\n")
     failed = RenderResult(RenderStatus.CODE_ERROR, None, None, MARKUP + "\n" + "y" * 10**6, "low", 1.0)
-    monkeypatch.setattr("manimgen.render.render", lambda *args, **kwargs: failed)
+    monkeypatch.setattr("manimgen.render.open_renderer", lambda *args, **kwargs: Answering(failed))
     result = invoke("render", str(scene))
     assert result.exit_code == 1
     assert result.output.splitlines()[:3] == ["code_error after 1.0 s", *MARKUP.splitlines()]

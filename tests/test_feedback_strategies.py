@@ -17,7 +17,7 @@ from PIL import Image
 
 from manimgen.agent import AgentConfig, format_target, STRATEGIES, get_strategy, run_agent
 from manimgen.agent.feedback_strategies import keep_best_render
-from manimgen.agent.layout import layout_findings
+from manimgen.checks.layout import layout_findings
 from manimgen.agent.trace import STOP_MAX_ROUNDS, STOP_RENDERED
 from manimgen.llm import LLMError
 from manimgen.llm.scripted import ScriptedLLM

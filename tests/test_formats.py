@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from manimgen.agent import AgentConfig, format_target, get_strategy
-from manimgen.agent.layout import layout_findings
+from manimgen.checks.layout import layout_findings
 from manimgen.llm.scripted import ScriptedLLM
 from manimgen.render import RenderResult, render
 from manimgen.render.formats import FORMATS, deliver, media_type

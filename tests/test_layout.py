@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from manimgen.agent.layout import LayoutFinding, format_layout, layout_findings
+from manimgen.checks.layout import LayoutFinding, format_layout, layout_findings
 from manimgen.render import RenderResult, render
 from manimgen.render.geometry import read_geometry
 from manimgen.render.handover import opened

@@ -8,13 +8,17 @@ import signal
 import subprocess
 import sys
 import threading
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, closing
 from pathlib import Path
 
 import pytest
+from counting_renderer import CountingRenderer
 from scenes import ANIMATED, STATIC
 
-from manimgen.render import Limits, RenderJob, RenderPool, RenderStatus, cgroups, render
+from manimgen.agent import format_target, run_agent
+from manimgen.llm import LLMError
+from manimgen.llm.scripted import ScriptedLLM
+from manimgen.render import Limits, RendererOptions, RenderJob, RenderPool, RenderStatus, cgroups, open_renderer, render
 from manimgen.render.cache import RenderCache, render_key
 from manimgen.render.handover import Scratch
 from manimgen.render.renderer import ChildRunner, FreshSandbox, render_on
@@ -157,3 +161,39 @@ def test_child_that_does_not_know_its_arguments_is_a_sandbox_error_and_not_cache
     assert "RenderSandboxError: the render child does not understand the host's arguments" in result.error_tail
     assert cache.get(render_key(STATIC, None, DEFAULT_QUALITY)) is None
     assert render_on(FreshSandbox(Limits()), STATIC, cache=cache).ok
+
+
+def test_open_renderer_gives_each_kind_and_refuses_what_it_cannot_open() -> None:
+    for kind in ("warm", "fresh"):
+        with closing(open_renderer(kind, RendererOptions(workers=1, use_cache=False))) as renderer:
+            assert renderer.render(RenderJob(STATIC)).ok
+    with pytest.raises(ValueError, match="^unknown renderer 'docker'; choose one of: warm, fresh, ray$"):
+        open_renderer("docker")
+    with pytest.raises(ValueError, match="a Ray renderer needs the cluster's address"):
+        open_renderer("ray")
+
+
+def test_a_run_given_no_renderer_closes_the_one_it_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent's fallback renderer has an owner: the run, which closes it however the run ends."""
+    opened: list[CountingRenderer] = []
+
+    def counting(*_: object) -> CountingRenderer:
+        opened.append(ClosingCounter())
+        return opened[-1]
+
+    monkeypatch.setattr("manimgen.agent.strategies.open_renderer", counting)
+    trace = run_agent(ScriptedLLM(format_target(STATIC)), "A red square", "vanilla")
+    assert trace.ok and len(opened) == 1 and opened[0].codes == [STATIC] and opened[0].closed
+    with pytest.raises(LLMError):
+        run_agent(ScriptedLLM(), "A red square", "vanilla")
+    assert len(opened) == 2 and opened[1].closed
+
+
+class ClosingCounter(CountingRenderer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed = False
+
+    def close(self) -> None:
+        super().close()
+        self.closed = True

@@ -8,7 +8,7 @@ import pytest
 from counting_renderer import CountingRenderer
 
 from manimgen.agent import AgentConfig, format_target, run_agent
-from manimgen.agent.layout import layout_findings
+from manimgen.checks.layout import layout_findings
 from manimgen.agent.search_strategies import RESAMPLE_TEMPERATURE
 from manimgen.agent.trace import STOP_MAX_ROUNDS, STOP_RENDERED
 from manimgen.llm.base import Sampling

@@ -24,7 +24,7 @@ from IPython.display import Image, Video, display
 from manimgen.agent.checked_search import DEFAULT_STRATEGY
 from manimgen.llm import DEFAULT_MODEL, LLMError, load_model
 from manimgen.llm.base import LLM
-from manimgen.render import render
+from manimgen.render import Renderer, RenderJob, open_renderer
 from manimgen.render.formats import DEFAULT_FORMAT, DeliveryError, deliver, media_type, output_spec
 from manimgen.render.result import DEFAULT_QUALITY, printable
 from manimgen.serve.produce import Request, produce, slug
@@ -50,11 +50,12 @@ def _output_options(function: Any) -> Any:
 
 @magics_class
 class ManimgenMagics(Magics):
-    """The two magics, holding each model they loaded so the next cell does not load it again."""
+    """The two magics, holding each model they loaded and one warm render pool, so the next cell starts neither again."""
 
     def __init__(self, shell: Any) -> None:
         super().__init__(shell)
         self._models: dict[str, LLM] = {}
+        self._renderer: Renderer | None = None
 
     @magic_arguments()
     @argument("--model", default=DEFAULT_MODEL, help="a model name or spec (manimgen models)")
@@ -68,7 +69,7 @@ class ManimgenMagics(Magics):
         if not sentence:
             raise UsageError(EMPTY_CELL)
         request = _refusing(lambda: Request(sentence, args.strategy, _spec(args), args.video_format))
-        product = produce(self._model(args.model), request, Path(args.out) / slug(sentence))
+        product = produce(self._model(args.model), request, Path(args.out) / slug(sentence), renderer=self.renderer)
         if product.code is not None:
             flags = _flags(quality=args.quality, aspect=args.aspect, resolution=args.resolution, format=args.video_format, out=args.out)
             self.shell.set_next_input(f"%%manimgen_render {flags}\n{product.code.read_text(encoding='utf-8')}", replace=False)
@@ -86,7 +87,7 @@ class ManimgenMagics(Magics):
         args = parse_argstring(self.manimgen_render, line)
         code = cell if cell is not None and cell.strip() else _read(args.file)
         spec = _spec(args)
-        result = render(code, quality=spec)
+        result = self.renderer.render(RenderJob(code, quality=spec))
         if not result.ok or result.output is None:
             print(f"{result.status.value}: {result.error_tail.strip() or 'no output'}")
             return
@@ -95,6 +96,12 @@ class ManimgenMagics(Magics):
             _show(deliver(result.output, Path(args.out) / name, args.video_format))
         except DeliveryError as error:
             print(f"no video: {error}")
+
+    @property
+    def renderer(self) -> Renderer:
+        if self._renderer is None:
+            self._renderer = open_renderer()
+        return self._renderer
 
     def _model(self, spec: str) -> LLM:
         if spec not in self._models:
@@ -108,6 +115,9 @@ class ManimgenMagics(Magics):
         for llm in self._models.values():
             llm.close()
         self._models.clear()
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
 
 
 def _spec(args: Any) -> str:

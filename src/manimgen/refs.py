@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from contextlib import closing
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from manimgen.data import Task
-from manimgen.render import RenderJob, RenderPool, RenderResult
+from manimgen.render import RendererOptions, RenderJob, RenderResult, open_renderer
 
 
 @dataclass
@@ -40,7 +41,7 @@ def render_references(
     started = time.monotonic()
     statuses: Counter[str] = Counter()
     columns = (TextColumn("[bold]references"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns) as progress, RenderPool(workers, timeout_s=timeout_s, use_cache=use_cache) as pool:
+    with Progress(*columns) as progress, closing(open_renderer(options=RendererOptions(workers=workers, timeout_s=timeout_s, use_cache=use_cache))) as pool:
         bar = progress.add_task("render", total=len(tasks), counts="")
 
         def advance(_: int, result: RenderResult) -> None:

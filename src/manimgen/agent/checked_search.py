@@ -23,7 +23,7 @@ from dataclasses import replace
 from manimgen.agent.builder import build
 from manimgen.agent.feedback_strategies import keep_best_render
 from manimgen.agent.judge import sentence_problems
-from manimgen.agent.layout import format_layout, layout_findings
+from manimgen.checks.layout import format_layout, layout_findings
 from manimgen.agent.prompts import IDIOMS_SYSTEM_PROMPT, SYSTEM_PROMPT, generation_messages, repair_messages
 from manimgen.agent.search_strategies import EXAMPLES_PER_DRAFT, SampleLoop, fresh_draft
 from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, feedback_problem, register_strategy

@@ -4,7 +4,7 @@
   (agent/lint.py). Findings go back to the model in place of render errors and the code is not
   rendered; code without findings is rendered as RITL does.
 - `ritl-layout`: RITL, but a successful render records the scene's geometry, and layout problems
-  (agent/layout.py: objects out of frame, overlapping texts, unreadably small things) are fed back
+  (checks/layout.py: objects out of frame, overlapping texts, unreadably small things) are fed back
   as another round. The run ends with the rendered code that had the fewest layout problems, so a
   layout repair that breaks the render never loses the working video before it.
 - `ritl-lint-layout`: both.
@@ -25,7 +25,7 @@ from typing import Any
 
 from PIL import Image
 
-from manimgen.agent.layout import LayoutFinding, format_layout, layout_findings
+from manimgen.checks.layout import LayoutFinding, format_layout, layout_findings
 from manimgen.agent.lint import format_findings, lint
 from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, register_strategy
 from manimgen.agent.trace import Round, Trace

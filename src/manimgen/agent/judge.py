@@ -2,7 +2,7 @@
 first, found without the benchmark's answer.
 
 A render that succeeds can still miss the request: a video of one flat colour, a still picture where
-the sentence asks for motion, a quoted text the code never writes, or (agent/layout.py) objects off
+the sentence asks for motion, a quoted text the code never writes, or (checks/layout.py) objects off
 the frame, overlapping or too small to see. A strategy that holds several rendered candidates uses
 these to choose among them and to ask for another when the best still has problems.
 """
@@ -17,7 +17,7 @@ from typing import Any
 import av
 import numpy as np
 
-from manimgen.agent.layout import box_of, layout_findings, visible_entries
+from manimgen.checks.layout import box_of, layout_findings, visible_entries
 from manimgen.render.frames import IMAGE_SUFFIXES, frames_at, sample_frames
 from manimgen.render.result import RenderResult
 from manimgen.syntax import parse

@@ -19,7 +19,7 @@ from __future__ import annotations
 from manimgen.agent.autofix import autofix
 from manimgen.agent.feedback_strategies import LintCheck, keep_best_render
 from manimgen.agent.judge import drawn_problems, problem_count, sentence_problems
-from manimgen.agent.layout import format_layout, layout_findings
+from manimgen.checks.layout import format_layout, layout_findings
 from manimgen.agent.prompts import generation_messages
 from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop, register_strategy
 from manimgen.agent.trace import Round, Trace

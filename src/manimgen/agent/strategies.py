@@ -44,7 +44,7 @@ from manimgen.agent.prompts import NO_CODE_FEEDBACK, RENDER_FAILED, doc_messages
 from manimgen.agent.trace import STOP_DEADLINE, STOP_MAX_ROUNDS, STOP_RENDERED, Round, Trace
 from manimgen.checks import Checklist
 from manimgen.llm.base import LLM, Message, Sampling
-from manimgen.render import Renderer, RenderJob, RenderPool
+from manimgen.render import Renderer, RendererOptions, RenderJob, open_renderer
 from manimgen.registry import Registry
 from manimgen.render.result import DEFAULT_QUALITY, DEFAULT_RENDER_TIMEOUT_S, RenderResult, get_quality
 
@@ -92,19 +92,29 @@ class Strategy(Protocol):
 
 
 class AgentRun:
-    """The state of one run that hooks may use: model, description, settings, rounds so far, clock."""
+    """The state of one run that hooks may use: model, description, settings, rounds so far, clock.
+
+    A context manager: a run given no renderer opens a fresh one of its own and closes it at the end."""
 
     def __init__(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None) -> None:
         self.llm = llm
         self.description = description
         self.config = config
-        self.renderer: Renderer = config.renderer or RenderPool(1, warm=False, timeout_s=config.timeout_s)
+        self._own_renderer = config.renderer is None
+        self.renderer: Renderer = config.renderer or open_renderer("fresh", RendererOptions(workers=1, timeout_s=config.timeout_s))
         self.rounds: list[Round] = []
         self.deadline_hit = False
         self._on_round = on_round
         self._started = time.monotonic()
         self._replayed_seconds = 0.0
         self.frame = frame_note(config.quality)
+
+    def __enter__(self) -> AgentRun:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._own_renderer:
+            self.renderer.close()
 
     def out_of_time(self) -> bool:
         """True once the deadline has passed; ask only before starting a round, since a True is recorded."""
@@ -261,23 +271,23 @@ class RepairLoop:
         return self.refine(run, run.ask("generate", self.draft_messages(run)))
 
     def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace:
-        run = AgentRun(llm, description, config, on_round)
-        current = self.first(run)
-        repairs_left = self.max_repairs(config)
-        while True:
-            feedback = self.evaluate(run, current)
-            current.feedback = feedback or ""
-            run.report(current)
-            if feedback is None:
-                return run.finish(self.name, STOP_RENDERED)
-            if repairs_left <= 0 or run.out_of_time():
-                break
-            current = self.follow_up(run, current)
-            repairs_left -= 1
-        if current.code is not None and current.render is None:
-            result = run.render(current)
-            current.feedback += f"\n(The run ended here, so this code was rendered after all: {result.status.value}.)"
-        return run.finish(self.name, STOP_MAX_ROUNDS)
+        with AgentRun(llm, description, config, on_round) as run:
+            current = self.first(run)
+            repairs_left = self.max_repairs(config)
+            while True:
+                feedback = self.evaluate(run, current)
+                current.feedback = feedback or ""
+                run.report(current)
+                if feedback is None:
+                    return run.finish(self.name, STOP_RENDERED)
+                if repairs_left <= 0 or run.out_of_time():
+                    break
+                current = self.follow_up(run, current)
+                repairs_left -= 1
+            if current.code is not None and current.render is None:
+                result = run.render(current)
+                current.feedback += f"\n(The run ended here, so this code was rendered after all: {result.status.value}.)"
+            return run.finish(self.name, STOP_MAX_ROUNDS)
 
 
 @register_strategy("vanilla", summary="one generation, rendered once")

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from manimgen.bench.tables import Aggregate, is_number
-from manimgen.scoring.schema import arrow, metric_label
+from manimgen.bench.tables import SHOWN, Aggregate, is_number
+from manimgen.scoring.schema import SHOWN_FIELDS, arrow, metric_label
 
 MISSING = "–"
 
@@ -59,7 +59,7 @@ class Column:
     format: Callable[[float | None], str]
 
     def cell(self, row: Aggregate) -> str:
-        return self.format(getattr(row, self.field))
+        return self.format(row.value(self.field))
 
 
 def metric_columns(image_embedders: list[str], code_embedders: list[str]) -> list[Column]:
@@ -68,20 +68,13 @@ def metric_columns(image_embedders: list[str], code_embedders: list[str]) -> lis
     def label(field: str) -> str:
         return metric_header(field, image_embedders, code_embedders)
 
+    formats = {"percent": percent, "score": score}
+    shown = [Column(SHOWN_FIELDS[name][1] or label(name), name, formats[SHOWN_FIELDS[name][0]]) for name in SHOWN]
     return [
         Column("n", "n", whole),
         Column("RSR", "rsr", percent),
         Column("RSR, clean layout", "clean_rsr", percent),
-        Column("patterns met", "patterns_ok", percent),
-        Column("requirements held", "requirements_held", percent),
-        Column("all held", "all_held", percent),
-        Column("whole sentence held", "sentence_held", percent),
-        Column(label("vs"), "vs", percent),
-        Column(label("content_vs"), "content_vs", percent),
-        Column(label("cbb"), "cbb", score),
-        Column(label("codebleu"), "codebleu", score),
-        Column(label("code_cosine"), "code_cosine", score),
-        Column(label("ast_distance"), "ast_distance", score),
+        *shown,
         Column("rounds", "rounds", two_places),
         Column("LLM calls", "llm_calls", two_places),
         Column("repeated repairs", "repeated_repairs", percent),

@@ -228,7 +228,7 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
         sessions = store.sessions()
     images, codes = embedders(samples)
     main_rows = main_table(samples)
-    columns = [column for column in metric_columns(images, codes) if any(getattr(row, column.field) is not None for row in main_rows)]
+    columns = [column for column in metric_columns(images, codes) if any(row.value(column.field) is not None for row in main_rows)]
     main = aggregate_table(main_rows, columns)
     paper_rows = paper_rows and not (sessions and sessions[-1].config.get("tasks_file"))
     published_from = len(main[1]) if paper_rows else None
@@ -294,11 +294,11 @@ def _report_data(
     return {
         "image_embedders": images,
         "code_embedders": codes,
-        "main": [clean(asdict(row)) for row in main_rows],
-        "by_complexity": [clean(asdict(row)) for row in complexity_table(samples)],
+        "main": [clean(row.to_dict()) for row in main_rows],
+        "by_complexity": [clean(row.to_dict()) for row in complexity_table(samples)],
         "correlations": [clean(asdict(row)) for row in correlation_rows],
         "against_vanilla": [
-            clean({**asdict(row), "vs_per_call": row.vs_per_call, "vs_gain_per_extra_call": row.vs_gain_per_extra_call})
+            clean({**asdict(row), "baseline": row.baseline.to_dict(), "ours": row.ours.to_dict(), "vs_per_call": row.vs_per_call, "vs_gain_per_extra_call": row.vs_gain_per_extra_call})
             for row in gain_rows
         ],
     }

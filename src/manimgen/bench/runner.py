@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -38,7 +38,6 @@ from rich.text import Text
 
 from manimgen.agent import AgentConfig, Trace, run_agent
 from manimgen.agent.extract import extract_code_strict
-from manimgen.agent.layout import layout_findings
 from manimgen.agent.trace import STOP_DEADLINE
 from manimgen.bench.config import ConfigError, ModelEntry, RunConfig, StrategyEntry
 from manimgen.bench.generations import open_generation_cache
@@ -48,9 +47,9 @@ from manimgen.data import Task, load_task_file, load_tasks, select
 from manimgen.llm import LLM, LLMError, load_model
 from manimgen.llm.cache import CachedLLM, GenerationCache
 from manimgen.llm.llamacpp import PROMPT_EVALUATION
-from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult
-from manimgen.scoring.free import NO_REFERENCE, reference_free_scores
-from manimgen.scoring.shown import requirement_scores
+from manimgen.render import Renderer, RendererOptions, RenderJob, RenderResult, open_renderer
+from manimgen.scoring.free import NO_REFERENCE
+from manimgen.scoring.verdict import score_sample
 from manimgen.scoring.presets import PRESETS
 
 if TYPE_CHECKING:
@@ -226,14 +225,12 @@ class BenchRunner:
             yield self._given_renderer
             return
         if self.config.ray is not None:
-            from manimgen.render.ray_backend import RayRenderer
-
-            with RayRenderer(self.config.ray, timeout_s=self.config.render_timeout_s) as cluster:
-                yield cluster
-            return
-        slots = self.config.score_workers + max(model.concurrency for model in self.config.models)
-        with RenderPool(slots, timeout_s=self.config.render_timeout_s) as pool:
-            yield pool
+            options = RendererOptions(address=self.config.ray, timeout_s=self.config.render_timeout_s)
+        else:
+            slots = self.config.score_workers + max(model.concurrency for model in self.config.models)
+            options = RendererOptions(workers=slots, timeout_s=self.config.render_timeout_s)
+        with closing(open_renderer("ray" if self.config.ray is not None else "warm", options)) as renderer:
+            yield renderer
 
     def _run_pending(self, store: Store, session: int, pending: list[WorkItem]) -> None:
         """Generate in this thread, score in the pool; the pool is drained before returning or raising."""
@@ -366,22 +363,10 @@ class BenchRunner:
 
     def _scored(self, store: Store, item: WorkItem, trace: Trace, sample: Sample) -> Sample:
         code = trace.final_code if self._extractable(trace) else None
-        result = _reusable(trace.final_render, self.config.quality)
-        remote = self.config.ray is not None and item.task.has_reference and bool(code and code.strip())
-        if code and code.strip() and result is None and not remote:
-            result = self._render(code, geometry=True)
-        if remote:
-            from manimgen.scoring.ray_scoring import score_remotely
-
-            assert code is not None
-            scores, result = score_remotely(self._renderer, item.task.reference_code, code, self._scorer_options())  # type: ignore[arg-type]
-        elif item.task.has_reference:
-            scores = self._scorer().score_task(item.task, code, render=result)
-        else:
-            scores = reference_free_scores(code, result, item.task.patterns)
-        if scores.rendered and result is not None and result.geometry is not None:
-            scores = replace(scores, layout_findings=len(layout_findings(result.geometry)))
-        scores = replace(scores, **requirement_scores(item.task.description, result if scores.rendered else None))
+        assert self._renderer is not None, "samples are scored only inside _run_pending"
+        scores, result = score_sample(
+            item.task, code, _reusable(trace.final_render, self.config.quality), renderer=self._renderer, scorer=self._scorer, options=self._scorer_options()
+        )
         self._copy_reference(store, item.task)
         media = None
         if scores.rendered and result is not None and result.output is not None:
@@ -406,9 +391,9 @@ class BenchRunner:
         source = next((round_ for round_ in reversed(trace.rounds) if round_.code == trace.final_code), None)
         return source is None or extract_code_strict(source.completion) is not None
 
-    def _render(self, code: str, geometry: bool = False) -> RenderResult:
+    def _render(self, code: str) -> RenderResult:
         assert self._renderer is not None, "renders happen only inside _run_pending"
-        return self._renderer.render(RenderJob(code, quality=self.config.quality, geometry=geometry))
+        return self._renderer.render(RenderJob(code, quality=self.config.quality))
 
     def _copy_reference(self, store: Store, task: Task) -> None:
         """Copy a task's reference render into the run once (the scorer has just rendered it: a cache hit)."""

@@ -11,15 +11,21 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from manimgen.agent.lint import lint
 from manimgen.bench.store import Sample
 from manimgen.metrics.correlation import Correlation, pearson, spearman
+from manimgen.metrics.registry import get_metric
+from manimgen.scoring.schema import METRIC_FIELDS, SHOWN_FIELDS
 
 COMPLEXITIES = ("Basic", "Intermediate", "Advanced")
-CODE_METRICS = ("cbb", "codebleu", "code_cosine", "ast_distance")
+FIRST_SHOWN = ("patterns_ok", "requirements_held", "all_held", "sentence_held", "vs", "content_vs", "cbb", "codebleu", "code_cosine", "ast_distance")
+"""The order the report's score columns take, as the paper discusses them; a score not named here follows them."""
+SHOWN = tuple(sorted(SHOWN_FIELDS, key=lambda name: FIRST_SHOWN.index(name) if name in FIRST_SHOWN else len(FIRST_SHOWN)))
+CODE_METRICS = tuple(name for name in SHOWN if name in METRIC_FIELDS and get_metric(METRIC_FIELDS[name]).inputs == "code")
+"""The code metrics whose correlation with VS the report shows: every shown score computed from code alone."""
 PAPER_IMAGE_EMBEDDER = "clip-vit-l-14"
 PAPER_CODE_EMBEDDER = "codebert"
 BASELINE_STRATEGY = "vanilla"
@@ -27,7 +33,8 @@ BASELINE_STRATEGY = "vanilla"
 
 @dataclass(frozen=True)
 class Aggregate:
-    """Means over one configuration's measured samples (optionally of one complexity)."""
+    """Means over one configuration's measured samples (optionally of one complexity): `scores` holds
+    the mean of every field the Scores schema shows (SHOWN_FIELDS), so a new score needs no edit here."""
 
     model: str
     strategy: str
@@ -36,22 +43,26 @@ class Aggregate:
     errors: int
     rsr: float | None
     clean_rsr: float | None
-    patterns_ok: float | None
-    requirements_held: float | None
-    all_held: float | None
-    sentence_held: float | None
-    vs: float | None
-    content_vs: float | None
-    cbb: float | None
-    codebleu: float | None
-    code_cosine: float | None
-    ast_distance: float | None
+    scores: dict[str, float | None]
     rounds: float | None
     llm_calls: float | None
     repeated_repairs: float | None
     cut_off: float | None
     tokens: float | None
     seconds: float | None
+
+    def value(self, name: str) -> float | None:
+        """A column's number: a shown score's mean, or one of the fields above."""
+        return self.scores[name] if name in self.scores else getattr(self, name)
+
+    @property
+    def vs(self) -> float | None:
+        return self.scores["vs"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Flat, as report.json has it: the shown scores beside the other fields."""
+        data = asdict(self)
+        return {**{key: value for key, value in data.items() if key != "scores"}, **data["scores"]}
 
 
 @dataclass(frozen=True)
@@ -100,16 +111,7 @@ def aggregate(model: str, strategy: str, samples: Sequence[Sample], complexity: 
         errors=len(samples) - len(measured),
         rsr=average(lambda s: bool(s.score("rendered"))),
         clean_rsr=average(clean_render),
-        patterns_ok=average(lambda s: s.score("patterns_ok")),
-        requirements_held=average(lambda s: s.score("requirements_held")),
-        all_held=average(lambda s: s.score("all_held")),
-        sentence_held=average(lambda s: s.score("sentence_held")),
-        vs=average(lambda s: s.score("vs")),
-        content_vs=average(lambda s: s.score("content_vs")),
-        cbb=average(lambda s: s.score("cbb")),
-        codebleu=average(lambda s: s.score("codebleu")),
-        code_cosine=average(lambda s: s.score("code_cosine")),
-        ast_distance=average(lambda s: s.score("ast_distance")),
+        scores={name: average(lambda s, name=name: s.score(name)) for name in SHOWN},
         rounds=average(lambda s: s.rounds),
         llm_calls=average(lambda s: s.llm_calls),
         repeated_repairs=repeated_repairs(measured),

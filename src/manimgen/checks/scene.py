@@ -13,7 +13,7 @@ from manimgen.checks.extract import extract
 from manimgen.checks.requirements import Checklist
 from manimgen.checks.timeline import Timeline
 from manimgen.checks.verify import Report, check
-from manimgen.render import Renderer, RenderJob, RenderResult, render
+from manimgen.render import Renderer, RenderJob, RenderResult
 from manimgen.render.result import DEFAULT_QUALITY
 
 
@@ -22,12 +22,9 @@ def checklist_for(sentence: str, checklist: Checklist | None = None) -> Checklis
     return checklist if checklist is not None else extract(sentence)
 
 
-def check_code(
-    code: str, checklist: Checklist, *, renderer: Renderer | None = None, quality: str = DEFAULT_QUALITY, use_cache: bool = True
-) -> tuple[RenderResult, Report]:
-    """Render `code` recording its timeline (on `renderer`, else a fresh sandbox) and check it against `checklist`."""
-    job = RenderJob(code, quality=quality, geometry=True)
-    result = renderer.render(job) if renderer is not None else render(code, quality=quality, use_cache=use_cache, geometry=True)
+def check_code(code: str, checklist: Checklist, renderer: Renderer, quality: str = DEFAULT_QUALITY) -> tuple[RenderResult, Report]:
+    """Render `code` on `renderer`, recording its timeline, and check it against `checklist`."""
+    result = renderer.render(RenderJob(code, quality=quality, geometry=True))
     return result, check(checklist, Timeline.from_geometry(result.geometry if result.ok else None))
 
 

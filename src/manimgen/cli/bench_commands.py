@@ -148,7 +148,7 @@ def bench_compare(run_a: RunDir, run_b: RunDir) -> None:
             Text(row.model), Text(row.strategy), str(a.n),
             f"{percent(a.rsr)} → {percent(b.rsr)}", delta(a.rsr, b.rsr),
             f"{percent(a.vs)} → {percent(b.vs)}", delta(a.vs, b.vs, "vs"),
-            delta(a.cbb, b.cbb, "cbb"), delta(a.ast_distance, b.ast_distance, "ast_distance"),
+            delta(a.value("cbb"), b.value("cbb"), "cbb"), delta(a.value("ast_distance"), b.value("ast_distance"), "ast_distance"),
             f"{two_places(a.rounds)} → {two_places(b.rounds)}",
             f"{one_place(a.seconds)} → {one_place(b.seconds)}",
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -27,6 +28,7 @@ def check_command(
     """Render a scene and check it against its sentence: each requirement held, failed (and what was seen instead)
     or unverifiable. Exits 0 when every verifiable requirement holds, 1 otherwise."""
     from manimgen.checks import ChecklistError, check_code, checklist_for, load_checklist, report_json, summary
+    from manimgen.render import RendererOptions, open_renderer
 
     if not sentence.strip():
         fail('the sentence is empty: say what the scene should show, e.g. "A blue circle turns into a red square"')
@@ -44,8 +46,8 @@ def check_command(
             console.print(literal(plan.render_text() or "nothing the rules can read; write a checklist with --checklist"))
         return
     scene = read_scene_file(code)
-    with console.status("rendering and checking"):
-        result, report = check_code(scene, plan, quality=quality)
+    with console.status("rendering and checking"), closing(open_renderer("fresh", RendererOptions(workers=1))) as renderer:
+        result, report = check_code(scene, plan, renderer, quality)
     if as_json:
         typer.echo(json.dumps(report_json(plan, result, report), indent=2, ensure_ascii=False))
     else:

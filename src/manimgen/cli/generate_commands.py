@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from manimgen.agent import Round
     from manimgen.checks import Checklist
     from manimgen.llm.base import LLM
+    from manimgen.render import Renderer
     from manimgen.serve.produce import Product, Request
 
 DEFAULT_OUT_DIR = Path("runs") / "generate"
@@ -90,6 +92,7 @@ def generate(
     checklist: Annotated[Optional[Path], typer.Option(help="an edited checklist (`manimgen check SENTENCE --json` prints one) for the strategies that check one")] = None,
 ) -> None:
     """Turn a sentence into a Manim scene with an LLM, render it, and print where the video and its code are."""
+    from manimgen.render import open_renderer
     from manimgen.serve.produce import Request, RequestError
 
     if (sentence is None) == (batch is None):
@@ -103,10 +106,11 @@ def generate(
         fail(str(error))
     llm, loaded_s = _load(model)
     try:
-        if batch is not None:
-            _run_batch(llm, requests, out or DEFAULT_OUT_DIR / f"batch-{batch.stem}")
-            return
-        _run_one(llm, requests[0], out, trace, loaded_s)
+        with closing(open_renderer()) as renderer:
+            if batch is not None:
+                _run_batch(llm, renderer, requests, out or DEFAULT_OUT_DIR / f"batch-{batch.stem}")
+                return
+            _run_one(llm, renderer, requests[0], out, trace, loaded_s)
     finally:
         llm.close()
 
@@ -148,8 +152,8 @@ def _show_checks(checks: dict[str, Any]) -> None:
         console.print(Text.assemble("  ", (mark, colour), " ", literal(f"{verdict['phrase']}{seen}")))
 
 
-def _run_one(llm: LLM, request: Request, out: Path | None, trace: Path | None, loaded_s: float) -> None:
-    from manimgen.agent.layout import layout_findings
+def _run_one(llm: LLM, renderer: Renderer, request: Request, out: Path | None, trace: Path | None, loaded_s: float) -> None:
+    from manimgen.checks.layout import layout_findings
     from manimgen.llm import LLMError
     from manimgen.serve.produce import produce, slug
 
@@ -166,7 +170,7 @@ def _run_one(llm: LLM, request: Request, out: Path | None, trace: Path | None, l
                 _show_round(round_)
                 status.update(f"round {round_.index + 2} …")
 
-            product = produce(llm, request, target, on_round=on_round)
+            product = produce(llm, request, target, renderer=renderer, on_round=on_round)
     except LLMError as error:
         fail(str(error))
     result = product.trace
@@ -193,7 +197,7 @@ def _run_one(llm: LLM, request: Request, out: Path | None, trace: Path | None, l
     console.print(Text(f"{product.video}\n{product.code}"), soft_wrap=True)
 
 
-def _run_batch(llm: LLM, requests: list[Request], folder: Path) -> None:
+def _run_batch(llm: LLM, renderer: Renderer, requests: list[Request], folder: Path) -> None:
     """One video per sentence; a rerun skips the sentences whose video is already there."""
     from manimgen.serve.produce import produce, slug
 
@@ -210,7 +214,7 @@ def _run_batch(llm: LLM, requests: list[Request], folder: Path) -> None:
                 progress.update(bar, advance=1, made=made)
                 continue
             progress.update(bar, description=escape(request.sentence[:40]))
-            product = produce(llm, request, target)
+            product = produce(llm, request, target, renderer=renderer)
             made += product.ok
             done += 1
             _append(results, request, product)

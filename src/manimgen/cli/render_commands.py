@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -40,11 +41,13 @@ def render(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="render even when a cached result exists")] = False,
 ) -> None:
     """Render one scene file in the sandbox and print where the video is."""
-    from manimgen.render import render as render_code
+    from manimgen.render import RendererOptions, RenderJob, open_renderer
     from manimgen.render.formats import DeliveryError, deliver
 
     spec = output_settings(quality, aspect, resolution, video_format)
-    result = render_code(read_scene_file(file), scene, spec, timeout_s=timeout, use_cache=not no_cache)
+    code = read_scene_file(file)
+    with closing(open_renderer("fresh", RendererOptions(workers=1, timeout_s=timeout, use_cache=not no_cache))) as renderer:
+        result = renderer.render(RenderJob(code, scene, spec))
     if result.ok:
         assert result.output is not None
         note = " (cached)" if result.cached else ""

@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from manimgen.registry import Registry
 from manimgen.render.renderer import ChildRunner, FreshSandbox, render_on
 from manimgen.render.result import DEFAULT_QUALITY, RenderResult
 from manimgen.render.sandbox import Limits, warm_sealed
@@ -34,11 +35,14 @@ class RenderJob:
 
 
 class Renderer(Protocol):
-    """Renders scene code in the sandbox: one job in the caller's thread, or many in parallel."""
+    """Renders scene code in the sandbox: one job in the caller's thread, or many in parallel. Whoever
+    opens one (`open_renderer`) closes it, which stops its workers; whoever is handed one does not."""
 
     def render(self, job: RenderJob) -> RenderResult: ...
 
     def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]: ...
+
+    def close(self) -> None: ...
 
 
 def map_submitted(
@@ -117,3 +121,43 @@ class RenderPool:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+
+@dataclass(frozen=True)
+class RendererOptions:
+    """How a renderer is opened: renders at a time (default: one per core, or for Ray the cluster's `manim`
+    units over `share` training ranks), the limit on each render, the cache, and a Ray cluster's address."""
+
+    workers: int | None = None
+    timeout_s: float | None = None
+    use_cache: bool = True
+    address: str | None = None
+    share: int = 1
+
+
+def _pool(warm: bool) -> Callable[[RendererOptions], Renderer]:
+    return lambda options: RenderPool(options.workers, timeout_s=options.timeout_s, use_cache=options.use_cache, warm=warm)
+
+
+def _ray(options: RendererOptions) -> Renderer:
+    if options.address is None:
+        raise ValueError("a Ray renderer needs the cluster's address (ray://HOST:10001, or auto on a cluster's node)")
+    from manimgen.render.ray_backend import RayRenderer
+
+    return RayRenderer(options.address, actors=options.workers, timeout_s=options.timeout_s, use_cache=options.use_cache, share=options.share)
+
+
+RENDERERS: Registry[Callable[[RendererOptions], Renderer]] = Registry(
+    "renderer",
+    [
+        ("warm", _pool(warm=True), "sandboxed workers that import Manim once and fork a sealed child per render (fresh where this machine cannot seal one)"),
+        ("fresh", _pool(warm=False), "a fresh sandboxed interpreter per render: nothing kept between renders, nothing to start first"),
+        ("ray", _ray, "a Ray cluster's render actors (render/ray_backend.py), at the cluster's address"),
+    ],
+)
+
+
+def open_renderer(kind: str = "warm", options: RendererOptions = RendererOptions()) -> Renderer:
+    """The one place a renderer is started; its opener closes it (`with closing(open_renderer(...)) as renderer:`)."""
+    return RENDERERS.pick(kind)(options)

@@ -1,24 +1,29 @@
 """The one schema of a sample's scores: its fields, their SQL column types, and the registered metric
 behind each measured field, from which every label and direction arrow is derived.
 
-The store makes a column of each field, the report heads each column with `label()` and `arrow()`,
-and `manimgen score` prints them: adding a score is adding a field here (and the metric it reads).
+The store makes a column of each field, the report averages each `shown` field into a column headed
+with `label()` and `arrow()`, and `manimgen score` prints them; the Scorer computes any measured field
+whose metric it does not compute itself from the registered function. Adding a score is adding a field
+here, and the metric it reads (metrics/registry.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import MISSING, asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Literal
 
 from manimgen.metrics.registry import Metric, get_metric
 
 SqlType = str
+Shown = Literal["percent", "score"]
 
 
-def _score(sql: SqlType, metric: str | None = None, **default: Any) -> Any:
+def _score(sql: SqlType, metric: str | None = None, *, shown: Shown | None = None, title: str | None = None, **default: Any) -> Any:
     """A Scores field: its SQLite column type and, for a measured value, the registered metric's name.
-    A field added after stores were written takes a `default`, which older stored scores read as."""
-    return field(metadata={"sql": sql, "metric": metric}, **default)
+    `shown` makes it a column of the report's tables (the mean over a configuration's samples, as a
+    percentage or a score), headed by `title` or else by the metric's label. A field added after
+    stores were written takes a `default`, which older stored scores read as."""
+    return field(metadata={"sql": sql, "metric": metric, "shown": shown, "title": title}, **default)
 
 
 @dataclass
@@ -28,25 +33,25 @@ class Scores:
 
     render_status: str = _score("TEXT")
     rendered: bool = _score("INTEGER")
-    vs: float | None = _score("REAL", "vs")
+    vs: float | None = _score("REAL", "vs", shown="percent")
     ssim_dtw: float | None = _score("REAL", "ssim_dtw")
     sem_dtw: float | None = _score("REAL", "sem_dtw")
-    codebleu: float | None = _score("REAL", "codebleu")
-    code_cosine: float | None = _score("REAL", "embedding_cosine")
-    cbb: float | None = _score("REAL", "cbb")
-    ast_distance: float | None = _score("REAL", "ast_distance")  # None when the scorer skips it (the GRPO reward)
+    codebleu: float | None = _score("REAL", "codebleu", shown="score")
+    code_cosine: float | None = _score("REAL", "embedding_cosine", shown="score")
+    cbb: float | None = _score("REAL", "cbb", shown="score")
+    ast_distance: float | None = _score("REAL", "ast_distance", shown="score")  # None when the scorer skips it (the GRPO reward)
     syntax_error: bool = _score("INTEGER", "syntax_error")
     image_embedder: str = _score("TEXT")
     code_embedder: str = _score("TEXT")
     dtw: str = _score("TEXT")
     reference_status: str = _score("TEXT")
     layout_findings: int | None = _score("INTEGER", default=None)  # of the rendered code; None: not rendered or unknown
-    patterns_ok: bool | None = _score("INTEGER", default=None)  # the code matches its task's patterns; None: the task has none
-    content_vs: float | None = _score("REAL", "content_vs", default=None)  # CVS; None in scores stored before it existed
+    patterns_ok: bool | None = _score("INTEGER", shown="percent", title="patterns met", default=None)  # the code matches its task's patterns; None: the task has none
+    content_vs: float | None = _score("REAL", "content_vs", shown="percent", default=None)  # CVS; None in scores stored before it existed
     preset: str = _score("TEXT", default="default")  # the metric preset (scoring/presets.py) the values were computed with
-    requirements_held: float | None = _score("REAL", default=None)  # share of the sentence's verifiable requirements the render holds; None: none verifiable
-    all_held: bool | None = _score("INTEGER", default=None)  # every verifiable requirement holds; None: none verifiable
-    sentence_held: bool | None = _score("INTEGER", default=None)  # all held and no part of the sentence left unchecked
+    requirements_held: float | None = _score("REAL", shown="percent", title="requirements held", default=None)  # share of the sentence's verifiable requirements the render holds; None: none verifiable
+    all_held: bool | None = _score("INTEGER", shown="percent", title="all held", default=None)  # every verifiable requirement holds; None: none verifiable
+    sentence_held: bool | None = _score("INTEGER", shown="percent", title="whole sentence held", default=None)  # all held and no part of the sentence left unchecked
 
     def label(self, name: str) -> str:
         """The metric's display name with the embedder behind it, e.g. ``VS[effnet-lite0]``."""
@@ -72,6 +77,9 @@ SCORE_COLUMNS: dict[str, SqlType] = {item.name: item.metadata["sql"] for item in
 
 METRIC_FIELDS: dict[str, str] = {item.name: item.metadata["metric"] for item in fields(Scores) if item.metadata["metric"]}
 """Each measured field and the registered metric whose title, embedder kind and direction it takes."""
+
+SHOWN_FIELDS: dict[str, tuple[Shown, str | None]] = {item.name: (item.metadata["shown"], item.metadata["title"]) for item in fields(Scores) if item.metadata["shown"]}
+"""Each field the report averages into a column: how its mean is written, and its title (None: the metric's label)."""
 
 
 def metric_label(name: str, image_embedder: str | None, code_embedder: str | None) -> str:

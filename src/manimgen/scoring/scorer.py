@@ -39,16 +39,19 @@ from manimgen.metrics.code import (
 from manimgen.metrics.content import Cells, compare_cells, drawn_cells
 from manimgen.metrics.dtw import DTW_METHODS, DtwMethod
 from manimgen.metrics.embedders import CodeEmbedder
+from manimgen.metrics.registry import Metric, get_metric
 from manimgen.metrics.visual import VisualScore, embed_frames, visual_score
-from manimgen.render import Renderer, RenderJob, RenderPool, RenderResult, RenderStatus, every_nth_frame, get_quality, sample_frames
+from manimgen.render import Renderer, RendererOptions, RenderJob, RenderResult, RenderStatus, every_nth_frame, get_quality, open_renderer, sample_frames
 from manimgen.render.result import DEFAULT_QUALITY, DEFAULT_RENDER_TIMEOUT_S
 from manimgen.scoring.presets import DEFAULT_PRESET, PRESETS
-from manimgen.scoring.schema import Scores
+from manimgen.scoring.schema import METRIC_FIELDS, Scores
 
 FRAMES_PER_SECOND = 5.0
 NO_CODE = "no_code"
 SEVERAL_SCENES = "several_scenes"
 REFERENCE_CACHE_SIZE = 16
+COMPUTED = frozenset({"vs", "ssim_dtw", "sem_dtw", "content_vs", "codebleu", "code_cosine", "cbb", "ast_distance", "syntax_error"})
+"""The measured fields this Scorer computes itself, with its preset's embedders, DTW, sampling and AST labels."""
 CODE_VECTOR_CACHE_SIZE = 4096
 
 Value = TypeVar("Value")
@@ -157,7 +160,7 @@ class Scorer:
         self._references: LruCache[ReferenceRender] = LruCache(reference_cache_size)
         self.with_ast_distance = with_ast_distance
         self._renderer = renderer
-        self._pool: RenderPool | None = None
+        self._pool: Renderer | None = None
 
     @property
     def image_embedder(self) -> str:
@@ -217,7 +220,7 @@ class Scorer:
         if self._renderer is not None:
             return self._renderer
         if self._pool is None:
-            self._pool = RenderPool(self.workers, timeout_s=self.timeout_s)
+            self._pool = open_renderer(options=RendererOptions(workers=self.workers, timeout_s=self.timeout_s))
         return self._pool
 
     def _score(self, reference_code: str, code: str | None, render_result: RenderResult | None, name: str) -> Scores:
@@ -236,6 +239,7 @@ class Scorer:
             "cbb": combine_code_bert_bleu(bleu, cosine),
             "ast_distance": self._ast_distance(reference_code, generated) if self.with_ast_distance else None,
             "syntax_error": syntax_error(generated),
+            **{name: metric(reference_code, generated) for name, metric in _registered_only("code").items()},
         }
 
     def _cosine(self, reference_code: str, generated: str) -> float:
@@ -261,6 +265,7 @@ class Scorer:
     ) -> Scores:
         visual: VisualScore | None = None
         content: float | None = None
+        frame_scores: dict[str, float] = {}
         status = NO_CODE
         if _has_code(code) and result is not None:
             if result.quality != self.quality:
@@ -278,7 +283,9 @@ class Scorer:
                     reference.frames, frames, self._image, dtw=self.dtw, ref_embeddings=reference.embeddings, gray=self.preset.gray
                 )
                 content = compare_cells(reference.cells, drawn_cells(frames))
+                frame_scores = {name: metric(reference.frames, frames) for name, metric in _registered_only("frames").items()}
         return Scores(
+            **frame_scores,
             render_status=status,
             rendered=visual is not None,
             vs=visual.vs if visual else 0.0,
@@ -312,6 +319,13 @@ class Scorer:
         prepared = ReferenceRender(result, frames, embed_frames(self._image, frames), drawn_cells(frames))
         self._references.put(key, prepared)
         return prepared
+
+
+def _registered_only(inputs: str) -> dict[str, Metric]:
+    """The measured Scores fields over `inputs` whose metric this Scorer does not compute itself (with its
+    preset's choices): each is the registered function alone, over the two codes or the two renders' frames
+    (a frames score stays None when the code did not render)."""
+    return {name: get_metric(metric) for name, metric in METRIC_FIELDS.items() if name not in COMPUTED and get_metric(metric).inputs == inputs}
 
 
 def _has_code(code: str | None) -> bool:

@@ -29,11 +29,11 @@ from manimgen.agent.strategies import DEFAULT_SAMPLING
 from manimgen.checks import Checklist, checklist_for
 from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, load_model, parse_spec
 from manimgen.llm.base import LLM, ChatResult, Message, Sampling, accepts_images
-from manimgen.render import Renderer, RenderJob, RenderPool
+from manimgen.render import Renderer, RendererOptions, RenderJob, open_renderer
 from manimgen.render.formats import DEFAULT_FORMAT, FORMATS, DeliveryError, deliver, output_spec
 from manimgen.render.result import DEFAULT_QUALITY, RenderResult, get_quality
 from manimgen.serve.jobs import CANCELLED, DONE, FAILED, INTERRUPTED, INTERRUPTED_MESSAGE, RUNNING, Job, JobStore, new_id
-from manimgen.serve.produce import MAX_SENTENCE, Request, failure, last_line, produce, render_code
+from manimgen.serve.produce import MAX_SENTENCE, Request, failure, last_line, produce
 
 MAX_CODE = 64 * 1024
 MAX_MODELS = 2
@@ -80,7 +80,7 @@ class JobEngine:
         try:
             self.store = JobStore(root)
             self.interrupted = self.store.mark_interrupted()
-            self._renderer = RenderPool(render_workers)
+            self._renderer = open_renderer(options=RendererOptions(workers=render_workers))
         except BaseException:
             self._lock.close()
             raise
@@ -232,7 +232,7 @@ class JobEngine:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.with_suffix(".py").write_text(job.code, encoding="utf-8")
             self.store.emit(job.id, "stage", {"stage": RENDERING, "rounds": 0})
-            result = render_code(job.code, job.quality, self._renderer)
+            result = self._renderer.render(RenderJob(job.code, quality=job.quality))
             self.store.emit(job.id, "render", {"status": result.status.value, "ok": result.ok, "error": None if result.ok else last_line(result)})
             if not result.ok:
                 self._end(job.id, FAILED, error=f"the scene did not render ({result.status.value}: {last_line(result)})", scene="scene.py")
@@ -329,6 +329,9 @@ class StagedRenderer:
     def map(self, jobs: Iterable[RenderJob], on_done: Callable[[int, RenderResult], None] | None = None) -> list[RenderResult]:
         self._on_stage(RENDERING)
         return self._renderer.map(jobs, on_done)
+
+    def close(self) -> None:
+        """Nothing: the engine closes the shared pool."""
 
 
 def allowed(default_model: str, extra: Iterable[str]) -> list[str]:

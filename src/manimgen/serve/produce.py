@@ -89,7 +89,7 @@ def slug(sentence: str, limit: int = 60) -> str:
     return words[:limit].rstrip("-") or "scene"
 
 
-def search_config(request: Request, renderer: Renderer | None) -> AgentConfig:
+def search_config(request: Request, renderer: Renderer) -> AgentConfig:
     sampling = replace(DEFAULT_SAMPLING, temperature=request.temperature, max_tokens=request.max_tokens, seed=request.seed)
     return AgentConfig(rounds=request.rounds, sampling=sampling, quality=at_aspect(SEARCH_QUALITY, request.quality), renderer=renderer, checklist=request.checklist)
 
@@ -99,16 +99,16 @@ def produce(
     request: Request,
     target: Path,
     *,
-    renderer: Renderer | None = None,
+    renderer: Renderer,
     on_round: Callable[[Round], None] | None = None,
 ) -> Product:
-    """Run the strategy and leave `target`.py (the last code), the video in the asked format (or a .png
-    for a still scene) when it rendered, and `target`.trace.json."""
+    """Run the strategy, rendering on `renderer`, and leave `target`.py (the last code), the video in the
+    asked format (or a .png for a still scene) when it rendered, and `target`.trace.json."""
     trace = get_strategy(request.strategy).run(llm, request.sentence, search_config(request, renderer), on_round)
     return finish(trace, request.quality, target, renderer, request.video_format)
 
 
-def finish(trace: Trace, quality: str, target: Path, renderer: Renderer | None, video_format: str = DEFAULT_FORMAT) -> Product:
+def finish(trace: Trace, quality: str, target: Path, renderer: Renderer, video_format: str = DEFAULT_FORMAT) -> Product:
     """Write the code and trace, render the accepted scene at `quality` when that is not the search's,
     and deliver it as `video_format`."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -122,7 +122,7 @@ def finish(trace: Trace, quality: str, target: Path, renderer: Renderer | None, 
     if not trace.ok or result is None or trace.final_code is None:
         return Product(trace, None, code_path, result, failure(trace))
     if quality != result.quality:
-        result = render_code(trace.final_code, quality, renderer)
+        result = renderer.render(RenderJob(trace.final_code, quality=quality))
         if not result.ok:
             return Product(trace, None, code_path, result, f"the scene rendered at {SEARCH_QUALITY} quality but not at {quality}: {last_line(result)}")
     assert result.output is not None
@@ -130,15 +130,6 @@ def finish(trace: Trace, quality: str, target: Path, renderer: Renderer | None, 
         return Product(trace, deliver(result.output, target, video_format), code_path, result, None)
     except DeliveryError as error:
         return Product(trace, None, code_path, result, str(error))
-
-
-def render_code(code: str, quality: str, renderer: Renderer | None) -> RenderResult:
-    """One sandboxed render: on the given renderer, else in a fresh sandbox."""
-    if renderer is not None:
-        return renderer.render(RenderJob(code, quality=quality))
-    from manimgen.render import render
-
-    return render(code, quality=quality)
 
 
 def failure(trace: Trace) -> str:

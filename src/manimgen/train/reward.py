@@ -115,7 +115,7 @@ class ManimReward:
         }
         self._scorer = scorer
         self._ray = ray
-        self._cluster: Any | None = None
+        self._cluster: Renderer | None = None
         self.last_stats: RewardStats | None = None
 
     @property
@@ -126,10 +126,10 @@ class ManimReward:
 
             options = dict(self._scorer_options)
             if self._ray is not None and options["renderer"] is None:
-                from manimgen.render.ray_backend import RayRenderer
+                from manimgen.render import RendererOptions, open_renderer
 
                 ranks = int(os.environ.get("WORLD_SIZE", "1"))
-                self._cluster = options["renderer"] = RayRenderer(self._ray, timeout_s=options["timeout_s"], share=ranks)
+                self._cluster = options["renderer"] = open_renderer("ray", RendererOptions(address=self._ray, timeout_s=options["timeout_s"], share=ranks))
             self._scorer = Scorer(**options)
         return self._scorer
 

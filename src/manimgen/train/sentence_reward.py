@@ -10,7 +10,7 @@ earn it. This one reads the sentence alone, through the checks a search already 
 - rendered: 1 when the scene rendered in the sandbox, else 0.
 - H: the share of the sentence's verifiable requirements the render holds (checks/; scoring/shown.py),
   1 when the sentence states none a check can verify (then rendering is all that can be asked).
-- C: 1 − 0.25 per layout finding (agent/layout.py: off frame, overlaps, text over a filled shape), at
+- C: 1 − 0.25 per layout finding (checks/layout.py: off frame, overlaps, text over a filled shape), at
   least 0.
 
 A scene that renders, holds everything and is cleanly laid out with clean code earns 1; one that renders
@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from manimgen.render.pool import RendererOptions
 from manimgen.render.result import DEFAULT_QUALITY
 from manimgen.train.reward import completion_text, default_render_workers
 
@@ -56,16 +57,16 @@ class SentenceReward:
         """`renderer` renders the completions (default: a warm sandboxed pool of `workers`, kept between steps)."""
         self.quality = quality
         self._renderer = renderer
-        self._own: Any | None = None
-        self._pool_options = {"workers": workers or default_render_workers(), "timeout_s": timeout_s}
+        self._own: Renderer | None = None
+        self._options = RendererOptions(workers=workers or default_render_workers(), timeout_s=timeout_s)
         self.last_parts: list[SentenceParts] = []
 
     @property
     def renderer(self) -> Renderer:
         if self._renderer is None:
-            from manimgen.render import RenderPool
+            from manimgen.render import open_renderer
 
-            self._own = self._renderer = RenderPool(self._pool_options["workers"], timeout_s=self._pool_options["timeout_s"])
+            self._own = self._renderer = open_renderer(options=self._options)
         return self._renderer
 
     def close(self) -> None:
@@ -114,15 +115,14 @@ class SentenceReward:
 
 def sentence_parts(description: str, code: str | None, render: RenderResult | None) -> SentenceParts:
     """The parts of the reward for `code`, rendered as `render` (None without code)."""
-    from manimgen.agent.layout import layout_findings
     from manimgen.agent.lint import lint
-    from manimgen.scoring.shown import requirement_scores
+    from manimgen.scoring.verdict import what_it_shows
 
     if code is None:
         return SentenceParts(lint_clean=False, rendered=False, held=0.0, layout=0.0)
     lint_clean = not lint(code)
     if render is None or not render.ok:
         return SentenceParts(lint_clean=lint_clean, rendered=False, held=0.0, layout=0.0)
-    held = requirement_scores(description, render)["requirements_held"]
-    findings = layout_findings(render.geometry)
-    return SentenceParts(lint_clean, True, 1.0 if held is None else float(held), max(0.0, 1.0 - LAYOUT_PENALTY * len(findings)))
+    shown = what_it_shows(description, render)
+    held, findings = shown["requirements_held"], shown["layout_findings"] or 0
+    return SentenceParts(lint_clean, True, 1.0 if held is None else float(held), max(0.0, 1.0 - LAYOUT_PENALTY * findings))
