@@ -25,7 +25,7 @@ import pytest
 from counting_renderer import CountingRenderer
 from typer.testing import CliRunner
 
-from manimgen.agent import format_target
+from manimgen.agent import Round, Trace, format_target
 from manimgen.bench import BenchRunner, ConfigError, RunConfig, Sample, Store, StoreError
 from manimgen.bench.config import ModelEntry, load_config, parse_config
 from manimgen.bench.generations import CACHE_NAME
@@ -35,6 +35,7 @@ from manimgen.bench.store import exclusive
 from manimgen.cli import app
 from manimgen.data import load_tasks
 from manimgen.llm.scripted import ScriptedLLM
+from manimgen.render import RenderResult, RenderStatus
 from manimgen.scoring import SCORE_COLUMNS, Scores
 
 REPO = Path(__file__).resolve().parents[1]
@@ -191,9 +192,10 @@ def test_report_counts_failures_by_kind(grid: tuple[Path, ScriptedLLM]) -> None:
 def test_failure_kinds_name_the_render_error_when_the_lint_finds_nothing() -> None:
     from manimgen.bench.tables import failure_kind
 
-    trace = {"final_render": {"status": "code_error", "error_tail": "Traceback ...\nZeroDivisionError: division by zero"}}
+    failed = RenderResult(RenderStatus.CODE_ERROR, None, None, "Traceback ...\nZeroDivisionError: division by zero", "low", 1.0)
+    trace = Trace(strategy="s", model="m", description="", final_render=failed)
     base = dict(model="m", strategy="s", task_id="t", seed=0, model_spec="m", strategy_name="s", strategy_params="{}",
-                quality="low", complexity="Basic", trace_json=json.dumps(trace))
+                quality="low", complexity="Basic", trace_json=trace.to_json())
     assert failure_kind(Sample(**base, status="render_failed", final_code=GOOD.replace("run_time=1", "run_time=1 / 0"))) == "code_error:ZeroDivisionError"
     assert failure_kind(Sample(**base, status="render_failed", final_code=BROKEN)) == "lint:unknown-name"
     assert failure_kind(Sample(**base, status="timeout", final_code=GOOD)) == "time limit"
@@ -566,8 +568,8 @@ def test_repeated_repairs_count_answers_that_echo_the_code_shown() -> None:
     from manimgen.bench.tables import repeated_repairs
 
     def sample(*rounds: tuple[str, str | None]) -> Sample:
-        trace = {"rounds": [{"kind": kind, "code": code} for kind, code in rounds]}
-        return Sample("m", "s", "t", 0, "m", "s", "{}", "low", "Basic", "ok", trace_json=json.dumps(trace))
+        trace = Trace("s", "m", "", rounds=[Round(index, kind, [], "", code) for index, (kind, code) in enumerate(rounds)])
+        return Sample("m", "s", "t", 0, "m", "s", "{}", "low", "Basic", "ok", trace_json=trace.to_json())
 
     echoed = sample(("generate", "a"), ("repair", "a"), ("repair", "b"))
     fresh = sample(("generate", "a"), ("resample", "a"), ("repair", None))
@@ -579,9 +581,9 @@ def test_cut_off_counts_answers_that_reached_the_token_limit() -> None:
     from manimgen.bench.tables import cut_off_answers
 
     def sample(*completion_tokens: int, limit: int | None = 100) -> Sample:
-        trace = {"rounds": [{"kind": "generate", "code": None, "completion_tokens": tokens} for tokens in completion_tokens]}
+        rounds = [Round(index, "generate", [], "", None, completion_tokens=tokens) for index, tokens in enumerate(completion_tokens)]
         params = json.dumps({"sampling": {"max_tokens": limit}} if limit else {})
-        return Sample("m", "s", "t", 0, "m", "s", params, "low", "Basic", "ok", trace_json=json.dumps(trace))
+        return Sample("m", "s", "t", 0, "m", "s", params, "low", "Basic", "ok", trace_json=Trace("s", "m", "", rounds=rounds).to_json())
 
     assert cut_off_answers([sample(100, 40), sample(99, 120)]) == pytest.approx(2 / 4)
     assert cut_off_answers([sample(500, limit=None)]) == 0.0, "no recorded limit: nothing is known to be cut off"

@@ -8,7 +8,7 @@ JSON round-trip, so a stored trace can be re-read, re-scored or shown without re
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from manimgen.llm.base import Message
@@ -64,11 +64,15 @@ class Round:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Round:
-        fields = dict(data)
-        fields["messages"] = [Message(**item) for item in data["messages"]]
-        fields["render"] = RenderResult.from_dict(data["render"]) if data.get("render") else None
-        return cls(**fields)
+        """Inverse of `to_dict`; a key this version does not know (a trace written by another) is left out."""
+        values = {name: data[name] for name in ROUND_FIELDS if name in data}
+        values["messages"] = [Message(**item) for item in data.get("messages") or []]
+        values["render"] = RenderResult.from_dict(data["render"]) if data.get("render") else None
+        return cls(**values)
 
+
+
+ROUND_FIELDS = tuple(item.name for item in fields(Round))
 
 @dataclass
 class Trace:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from manimgen.agent.strategies import round_sampling
-from manimgen.agent.trace import Round, Trace
+from manimgen.agent.trace import Round
 from manimgen.bench.config import SamplingConfig
 from manimgen.bench.store import Sample, Store
 from manimgen.llm.base import ChatResult, Usage
@@ -45,21 +45,19 @@ def round_keys(sample: Sample) -> list[str | None]:
 
 def round_calls(sample: Sample, keys: list[str | None]) -> Iterator[tuple[str, str, ChatResult]]:
     """(key, model, result) of each round of SAMPLE's trace that has a key in KEYS (one per round)."""
-    if not sample.trace_json:
-        return
-    for round_, key in zip(Trace.from_json(sample.trace_json).rounds, keys):
+    for round_, key in zip(sample.trace.rounds if sample.trace else [], keys):
         if key is not None:
             yield key, sample.model_spec, _result(round_)
 
 
 def _keyed_rounds(sample: Sample) -> list[tuple[Round, str | None]]:
     """Each round of SAMPLE's trace (parsed once) with its generation key, None where its messages are gone."""
-    if not sample.trace_json:
+    if sample.trace is None:
         return []
     sampling = SamplingConfig.model_validate(json.loads(sample.strategy_params)["sampling"]).at_seed(sample.seed)
     return [
         (round_, generation_key(sample.model_spec, round_.messages, 1, round_sampling(sampling, round_.index)) if round_.messages else None)
-        for round_ in Trace.from_json(sample.trace_json).rounds
+        for round_ in sample.trace.rounds
     ]
 
 

@@ -1,22 +1,24 @@
 """The offline HTML report: tables, plots and a gallery with reference and generated side by side.
 
-Every file it points at is relative to the run directory (media/ and plots/), and a link is only
-written for a file that exists, so the folder can be copied or archived and still open anywhere.
-No script, font or stylesheet is fetched from the network.
+The page is a Jinja2 template (bench/templates/report.html.j2, every value escaped); this module
+gathers what it shows. Every file it points at is relative to the run directory (media/ and plots/),
+and a link is only written for a file that exists, so the folder can be copied or archived and still
+open anywhere. No script, font or stylesheet is fetched from the network.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Sequence
-from html import escape
 from pathlib import Path
 from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from manimgen.bench.store import Sample, TaskRow
 
 Table = tuple[list[str], list[list[str]]]
+TEMPLATES = Environment(loader=PackageLoader("manimgen.bench"), autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1400px; padding: 0 1em; color: #222; }
@@ -42,101 +44,78 @@ details { margin: 0.4em 0; }
 """
 
 
-def table_html(table: Table, published_from: int | None = None) -> str:
-    headers, rows = table
-    head = "".join(f"<th>{escape(header)}</th>" for header in headers)
-    body = []
-    for index, row in enumerate(rows):
-        css = ' class="published"' if published_from is not None and index >= published_from else ""
-        body.append(f"<tr{css}>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
-    return f'<table class="data"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+def media(run_dir: Path, relative: str | None) -> dict[str, Any] | None:
+    """A copied video or image to show, or None when there is none."""
+    if not relative or not (run_dir / relative).is_file():
+        return None
+    return {"src": Path(relative).as_posix(), "image": relative.lower().endswith(".png")}
 
 
-def media_html(run_dir: Path, relative: str | None, caption: str, missing: str) -> str:
-    """A figure showing a copied video or image, or a placeholder when there is none."""
-    if relative and (run_dir / relative).is_file():
-        source = escape(Path(relative).as_posix())
-        if relative.lower().endswith(".png"):
-            element = f'<img src="{source}" alt="{escape(caption)}" loading="lazy">'
-        else:
-            element = f'<video src="{source}" controls loop muted preload="metadata"></video>'
-    else:
-        element = f'<div class="placeholder">{escape(missing)}</div>'
-    return f"<figure><figcaption>{caption}</figcaption>{element}</figure>"
+def _rounds(sample: Sample) -> list[dict[str, Any]]:
+    """One entry per agent round: its kind, how its render ended, and the error it fed back."""
+    rounds = sample.trace.rounds if sample.trace is not None else []
+    return [
+        {
+            "index": round_.index,
+            "kind": round_.kind,
+            "status": round_.render.status.value if round_.render else "not rendered",
+            "error": round_.render.error_tail if round_.render and not round_.render.ok else "",
+        }
+        for round_ in rounds
+    ]
 
 
-def _status_html(sample: Sample) -> str:
-    css = "ok" if sample.status == "ok" else "fail"
-    vs = f", VS {sample.score('vs'):.2f}" if sample.score("vs") is not None else ""
-    return f'<span class="{css}">{escape(sample.status)}</span>{vs}'
-
-
-def _sample_name(sample: Sample) -> str:
-    return f"{sample.model} · {sample.strategy} · seed {sample.seed}"
-
-
-def _rounds_html(trace_json: str | None) -> str:
-    """One line per agent round: its kind, how its render ended, and the error it fed back."""
-    if not trace_json:
-        return ""
-    rounds: list[dict[str, Any]] = json.loads(trace_json).get("rounds") or []
-    items = []
-    for number, round_ in enumerate(rounds):
-        rendered = round_.get("render") or {}
-        status = rendered.get("status", "not rendered")
-        error = rendered.get("error_tail") if status != "ok" else ""
-        detail = f"<pre>{escape(error)}</pre>" if error else ""
-        items.append(f"<li>round {round_.get('index', number)} ({escape(str(round_.get('kind', '?')))}): {escape(status)}{detail}</li>")
-    return f"<ol>{''.join(items)}</ol>" if items else ""
-
-
-def _diff_html(reference: str, code: str | None) -> str:
+def _diff(reference: str, code: str | None) -> str | None:
+    """difflib's HTML table of the two sources (it escapes them), or None without code."""
     if not code:
-        return "<p>no code was extracted from the model's answer</p>"
+        return None
     differ = difflib.HtmlDiff(tabsize=4, wrapcolumn=90)
     return differ.make_table(reference.splitlines(), code.splitlines(), "reference", "generated", context=True, numlines=3)
 
 
-def gallery_html(run_dir: Path, tasks: dict[str, TaskRow], samples: Sequence[Sample]) -> str:
-    """Per task: description, reference and every generated sample side by side, then diffs and rounds."""
+def gallery(run_dir: Path, tasks: dict[str, TaskRow], samples: Sequence[Sample]) -> list[dict[str, Any]]:
+    """Per task: description, reference and every generated sample, with its diff and rounds."""
     by_task: dict[str, list[Sample]] = {}
     for sample in samples:
         by_task.setdefault(sample.task_id, []).append(sample)
-    sections = []
+    shown = []
     for task_id in sorted(by_task):
         task = tasks.get(task_id)
-        task_samples = by_task[task_id]
         reference_code = task.reference_code if task else ""
-        missing = "reference did not render" if reference_code.strip() else "no reference: judged by its sentence"
-        figures = [media_html(run_dir, task.reference_media if task else None, "reference", missing)]
-        details = []
-        for sample in task_samples:
-            caption = f"{escape(_sample_name(sample))}: {_status_html(sample)}"
-            figures.append(media_html(run_dir, sample.media_path, caption, "no render"))
-            error = f"<pre>{escape(sample.error)}</pre>" if sample.error else ""
-            details.append(
-                f"<details><summary>{escape(_sample_name(sample))}: code diff and rounds</summary>"
-                f"{error}{_diff_html(reference_code, sample.final_code)}{_rounds_html(sample.trace_json)}</details>"
-            )
-        heading = f"{escape(task_id)} ({escape(task.complexity)})" if task else escape(task_id)
-        description = f"<p>{escape(task.description)}</p>" if task else ""
-        sections.append(
-            f'<section class="task" id="task-{escape(task_id)}"><h3>{heading}</h3>{description}'
-            f'<div class="row">{"".join(figures)}</div>{"".join(details)}</section>'
+        shown.append(
+            {
+                "id": task_id,
+                "complexity": task.complexity if task else None,
+                "description": task.description if task else None,
+                "reference": media(run_dir, task.reference_media if task else None),
+                "missing": "reference did not render" if reference_code.strip() else "no reference: judged by its sentence",
+                "samples": [
+                    {
+                        "name": f"{sample.model} · {sample.strategy} · seed {sample.seed}",
+                        "status": sample.status,
+                        "vs": sample.score("vs"),
+                        "media": media(run_dir, sample.media_path),
+                        "error": sample.error,
+                        "diff": _diff(reference_code, sample.final_code),
+                        "rounds": _rounds(sample),
+                    }
+                    for sample in by_task[task_id]
+                ],
+            }
         )
-    return "".join(sections)
+    return shown
 
 
 def page_html(
-    title: str, run_info: list[str], notes: list[str], sections: list[tuple[str, str]], plots: list[str], gallery: str
+    title: str, run_info: list[str], notes: list[str], sections: list[tuple[str, Table, int | None]], plots: list[str], tasks: list[dict[str, Any]]
 ) -> str:
-    """The whole report page; `sections` are (heading, html) pairs already rendered."""
-    info = "".join(f"<li>{escape(line)}</li>" for line in run_info)
-    note_items = "".join(f"<li>{escape(note)}</li>" for note in notes)
-    body = "".join(f"<h2>{escape(heading)}</h2>{content}" for heading, content in sections)
-    images = "".join(f'<p><img src="{escape(plot)}" alt="{escape(plot)}" style="max-width:100%"></p>' for plot in plots)
-    return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
-        f"<style>{STYLE}</style></head><body><h1>{escape(title)}</h1><ul>{info}</ul>"
-        f'<ul class="notes">{note_items}</ul>{body}<h2>Plots</h2>{images}<h2>Gallery</h2>{gallery}</body></html>'
+    """The whole report page; `sections` are (heading, table, the row where the paper's published rows start)."""
+    return TEMPLATES.get_template("report.html.j2").render(
+        title=title,
+        style=STYLE,
+        run_info=run_info,
+        notes=notes,
+        sections=[{"heading": heading, "headers": table[0], "rows": table[1], "published_from": start} for heading, table, start in sections],
+        plots=plots,
+        tasks=tasks,
     )

@@ -266,10 +266,8 @@ def write_report(run_dir: Path, *, paper_rows: bool = True) -> ReportFiles:
     markdown_path = run_dir / "report.md"
     markdown_path.write_text("\n".join(markdown), encoding="utf-8")
 
-    html_sections = [
-        (heading, html.table_html(table, published_from if heading == "Main table" else None)) for heading, table in sections
-    ]
-    page = html.page_html(title, info, note_lines, html_sections, plot_paths, html.gallery_html(run_dir, tasks, samples))
+    html_sections = [(heading, table, published_from if heading == "Main table" else None) for heading, table in sections]
+    page = html.page_html(title, info, note_lines, html_sections, plot_paths, html.gallery(run_dir, tasks, samples))
     html_path = run_dir / "report.html"
     html_path.write_text(page, encoding="utf-8")
 

@@ -13,6 +13,7 @@ was killed: it reads as 'interrupted', and the next run records it so.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import sqlite3
 import threading
@@ -23,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from manimgen.agent.trace import Trace
 from manimgen.scoring.schema import SCORE_COLUMNS, Scores
 
 STORE_NAME = "results.sqlite"
@@ -158,6 +160,17 @@ class Sample:
     def score(self, name: str) -> Any:
         """One Scores field, or None for a sample that was never scored (status "error")."""
         return None if self.scores is None else getattr(self.scores, name)
+
+    @property
+    def trace(self) -> Trace | None:
+        """The stored trace, read once per text; None for a sample stored, or read, without it."""
+        return stored_trace(self.trace_json) if self.trace_json else None
+
+
+@functools.lru_cache(maxsize=1024)
+def stored_trace(text: str) -> Trace:
+    """A stored trace's text as the agent's Trace: the one reader of stored traces (a report reads each several times)."""
+    return Trace.from_json(text)
 
 
 @dataclass(frozen=True)

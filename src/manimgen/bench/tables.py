@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from manimgen.agent.lint import lint
+from manimgen.agent.trace import Round
 from manimgen.bench.store import Sample
 from manimgen.metrics.correlation import Correlation, pearson, spearman
 from manimgen.metrics.registry import get_metric
@@ -235,22 +236,22 @@ class BudgetRow:
     within: tuple[float, ...]  # index k - 1: rendered within k generations
 
 
-def _rounds(trace_json: str | None) -> list[dict[str, Any]]:
+def _rounds(sample: Sample) -> list[Round]:
     """A stored trace's rounds; none for a sample stored without its trace."""
-    return json.loads(trace_json)["rounds"] if trace_json else []
+    trace = sample.trace
+    return trace.rounds if trace is not None else []
 
 
 def spent_seconds(sample: Sample) -> float:
     """What a sample cost this run's clock: its seconds less the model calls it replayed from the generation
     cache (a sample's seconds count a replayed call at its original cost, so samples compare at equal cost)."""
-    replayed = sum(float(round_.get("llm_seconds") or 0.0) for round_ in _rounds(sample.trace_json) if round_.get("cached"))
+    replayed = sum(round_.llm_seconds for round_ in _rounds(sample) if round_.cached)
     return max(0.0, (sample.seconds or 0.0) - replayed)
 
 
-def first_render(trace_json: str | None) -> int | None:
-    """The number of generations up to the first round whose code rendered, from a stored trace."""
-    rounds = _rounds(trace_json)
-    return next((index + 1 for index, round_ in enumerate(rounds) if (round_.get("render") or {}).get("status") == "ok"), None)
+def first_render(sample: Sample) -> int | None:
+    """The number of generations up to the first round whose code rendered, from its stored trace."""
+    return next((index + 1 for index, round_ in enumerate(_rounds(sample)) if round_.render is not None and round_.render.ok), None)
 
 
 def budget_table(samples: Sequence[Sample]) -> list[BudgetRow]:
@@ -259,7 +260,7 @@ def budget_table(samples: Sequence[Sample]) -> list[BudgetRow]:
     most = max((sample.llm_calls or 0 for sample in measured), default=0)
     rows = []
     for (model, strategy), config_samples in group(measured).items():
-        firsts = [first_render(sample.trace_json) for sample in config_samples]
+        firsts = [first_render(sample) for sample in config_samples]
         within = tuple(sum(first is not None and first <= k for first in firsts) / len(firsts) for k in range(1, most + 1))
         rows.append(BudgetRow(model, strategy, len(firsts), within))
     return rows
@@ -278,10 +279,10 @@ def failure_kind(sample: Sample) -> str:
     findings = lint(sample.final_code or "")
     if findings:
         return f"lint:{findings[0].code}"
-    trace = json.loads(sample.trace_json) if sample.trace_json else {}
-    render = trace.get("final_render") or {}
-    raised = EXCEPTION.findall(render.get("error_tail") or "")
-    status = render.get("status") or sample.score("render_status") or "not rendered"
+    trace = sample.trace
+    render = trace.final_render if trace is not None else None
+    raised = EXCEPTION.findall(render.error_tail if render is not None else "")
+    status = (render.status.value if render is not None else None) or sample.score("render_status") or "not rendered"
     return f"{status}:{raised[-1].rsplit('.', 1)[-1]}" if raised else str(status)
 
 
@@ -302,11 +303,11 @@ def repeated_repairs(samples: Iterable[Sample]) -> float | None:
     what it was shown); None when no sample has a repair round."""
     repeats = repairs = 0
     for sample in samples:
-        rounds = _rounds(sample.trace_json)
+        rounds = _rounds(sample)
         for previous, current in zip(rounds, rounds[1:]):
-            if current["kind"] == "repair":
+            if current.kind == "repair":
                 repairs += 1
-                repeats += current["code"] is not None and current["code"] == previous["code"]
+                repeats += current.code is not None and current.code == previous.code
     return repeats / repairs if repairs else None
 
 
@@ -316,9 +317,9 @@ def cut_off_answers(samples: Iterable[Sample]) -> float | None:
     answers = cut = 0
     for sample in samples:
         limit = json.loads(sample.strategy_params or "{}").get("sampling", {}).get("max_tokens")
-        for round_ in _rounds(sample.trace_json):
+        for round_ in _rounds(sample):
             answers += 1
-            cut += limit is not None and round_.get("completion_tokens", 0) >= limit
+            cut += limit is not None and round_.completion_tokens >= limit
     return cut / answers if answers else None
 
 

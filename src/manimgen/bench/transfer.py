@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from manimgen.bench.generations import enter_calls, round_calls, round_keys
-from manimgen.bench.store import Sample, Store, StoreError, exclusive
+from manimgen.bench.store import Sample, Store, StoreError, exclusive, stored_trace
 from manimgen.scoring.schema import Scores
 
 FORMAT = "manimgen-samples"
@@ -47,11 +47,8 @@ def _portable_trace(trace_json: str | None) -> str | None:
     """The trace without the words of the dataset: no description, no prompt messages."""
     if not trace_json:
         return trace_json
-    trace = json.loads(trace_json)
-    trace["description"] = ""
-    for round_ in trace.get("rounds", []):
-        round_["messages"] = []
-    return json.dumps(trace, ensure_ascii=False)
+    trace = stored_trace(trace_json)
+    return replace(trace, description="", rounds=[replace(round_, messages=[]) for round_ in trace.rounds]).to_json(indent=None)
 
 
 def export_run(run_dir: Path, out: Path, *, with_prompts: bool = False) -> int:

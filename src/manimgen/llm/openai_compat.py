@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, retry_if_result, stop_after_attempt, wait_exponential
 
 from manimgen.llm.base import ChatResult, LLMError, Message, Sampling, Usage
 
@@ -86,38 +87,34 @@ class OpenAICompatLLM:
     def _request(self, method: str, path: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
         """One API call with retries; every failure that is not the caller's becomes an LLMError."""
         url = f"{self.base_url}{path}"
-        for attempt in range(self.max_retries + 1):
-            last_try = attempt == self.max_retries
-            try:
-                response = self._client.request(method, path, json=payload)
-            except httpx.TransportError as error:
-                if last_try:
-                    raise LLMError(
-                        f"cannot reach {url} ({type(error).__name__}): start the server or fix the URL in the spec"
-                    ) from None
-                self._sleep(attempt, None)
-                continue
-            if response.status_code in RETRY_STATUSES and not last_try:
-                self._sleep(attempt, response.headers.get("retry-after"))
-                continue
-            if response.status_code in (401, 403):
-                raise LLMError(f"{url} refused the API key (HTTP {response.status_code}): set MANIMGEN_API_KEY")
-            if response.is_error:
-                raise LLMError(f"{url} answered HTTP {response.status_code}: {_error_text(response)}")
-            try:
-                return response.json()
-            except ValueError:
-                raise LLMError(f"{url} did not answer JSON; is it an OpenAI-compatible API root?") from None
-        raise AssertionError("unreachable: the last attempt returns or raises")
+        retrying = Retrying(
+            stop=stop_after_attempt(self.max_retries + 1),
+            wait=self._wait,
+            retry=retry_if_exception_type(httpx.TransportError) | retry_if_result(lambda response: response.status_code in RETRY_STATUSES),
+            retry_error_callback=lambda state: state.outcome.result() if state.outcome is not None else None,
+        )
+        try:
+            response = retrying(self._client.request, method, path, json=payload)
+        except httpx.TransportError as error:
+            raise LLMError(f"cannot reach {url} ({type(error).__name__}): start the server or fix the URL in the spec") from None
+        if response.status_code in (401, 403):
+            raise LLMError(f"{url} refused the API key (HTTP {response.status_code}): set MANIMGEN_API_KEY")
+        if response.is_error:
+            raise LLMError(f"{url} answered HTTP {response.status_code}: {_error_text(response)}")
+        try:
+            return response.json()
+        except ValueError:
+            raise LLMError(f"{url} did not answer JSON; is it an OpenAI-compatible API root?") from None
 
-    def _sleep(self, attempt: int, retry_after: str | None) -> None:
-        delay = min(self.backoff_s * 2**attempt, MAX_BACKOFF_S)
-        if retry_after is not None:
-            try:
-                delay = min(max(float(retry_after), delay), MAX_BACKOFF_S)
-            except ValueError:
-                pass
-        time.sleep(delay)
+    def _wait(self, state: RetryCallState) -> float:
+        """Exponential backoff from `backoff_s`, or the server's `Retry-After` when it asks for longer; at most MAX_BACKOFF_S."""
+        delay = wait_exponential(multiplier=self.backoff_s, max=MAX_BACKOFF_S)(state)
+        outcome = state.outcome
+        retry_after = outcome.result().headers.get("retry-after") if outcome is not None and not outcome.failed else None
+        try:
+            return min(max(float(retry_after), delay), MAX_BACKOFF_S) if retry_after is not None else delay
+        except ValueError:
+            return delay
 
     def chat(self, messages: list[Message], n: int = 1, sampling: Sampling | None = None) -> ChatResult:
         sampling = sampling or Sampling()

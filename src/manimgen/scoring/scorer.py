@@ -15,13 +15,13 @@ render scores VS = 0, as in the paper. A reference that does not render is a bro
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import av
+from cachetools import LRUCache
 import numpy as np
 
 from manimgen.data import Task
@@ -54,8 +54,6 @@ COMPUTED = frozenset({"vs", "ssim_dtw", "sem_dtw", "content_vs", "codebleu", "co
 """The measured fields this Scorer computes itself, with its preset's embedders, DTW, sampling and AST labels."""
 CODE_VECTOR_CACHE_SIZE = 4096
 
-Value = TypeVar("Value")
-
 
 class ReferenceRenderError(RuntimeError):
     """A reference scene did not render, so nothing can be scored against it."""
@@ -78,45 +76,13 @@ class CacheStats:
     size: int
 
 
-class LruCache(Generic[Value]):
-    """A bounded mapping that forgets the least recently used entry and counts hits and misses."""
-
-    def __init__(self, max_size: int) -> None:
-        if max_size < 1:
-            raise ValueError(f"cache size must be at least 1, got {max_size}")
-        self.max_size = max_size
-        self.hits = 0
-        self.misses = 0
-        self._entries: OrderedDict[Hashable, Value] = OrderedDict()
-
-    def get(self, key: Hashable) -> Value | None:
-        if key in self._entries:
-            self.hits += 1
-            self._entries.move_to_end(key)
-            return self._entries[key]
-        self.misses += 1
-        return None
-
-    def put(self, key: Hashable, value: Value) -> None:
-        self._entries[key] = value
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_size:
-            self._entries.popitem(last=False)
-
-    def __contains__(self, key: Hashable) -> bool:
-        return key in self._entries
-
-    def stats(self) -> CacheStats:
-        return CacheStats(self.hits, self.misses, len(self._entries))
-
-
 class MemoCodeEmbedder:
     """A code embedder that embeds each distinct text once (the reference, scored N times)."""
 
     def __init__(self, inner: CodeEmbedder, max_size: int = CODE_VECTOR_CACHE_SIZE) -> None:
         self.name = inner.name
         self.inner = inner
-        self._vectors: LruCache[np.ndarray] = LruCache(max_size)
+        self._vectors: LRUCache[str, np.ndarray] = LRUCache(max_size)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         keys = [_sha256(text) for text in texts]
@@ -125,7 +91,7 @@ class MemoCodeEmbedder:
         if missing:
             for key, vector in zip(missing, self.inner.embed(list(missing.values()))):
                 found[key] = vector
-                self._vectors.put(key, vector)
+                self._vectors[key] = vector
         return np.stack([found[key] for key in keys])
 
 
@@ -157,7 +123,8 @@ class Scorer:
         self.workers = workers
         self._image = embedders.image_embedder(image_embedder or self.preset.image_embedder)
         self._code = MemoCodeEmbedder(embedders.code_embedder(code_embedder or self.preset.code_embedder))
-        self._references: LruCache[ReferenceRender] = LruCache(reference_cache_size)
+        self._references: LRUCache[tuple[str, str, str, str], ReferenceRender] = LRUCache(reference_cache_size)
+        self._reference_hits = self._reference_misses = 0
         self.with_ast_distance = with_ast_distance
         self._renderer = renderer
         self._pool: Renderer | None = None
@@ -172,7 +139,7 @@ class Scorer:
 
     def reference_cache_stats(self) -> CacheStats:
         """Hits and misses of the in-memory reference cache: a miss is one reference render."""
-        return self._references.stats()
+        return CacheStats(self._reference_hits, self._reference_misses, len(self._references))
 
     def score(self, reference_code: str, code: str | None, *, render: RenderResult | None = None) -> Scores:
         """Scores of ``code`` against a reference scene; ``render`` reuses a render of ``code``."""
@@ -307,7 +274,9 @@ class Scorer:
         key = self._reference_key(reference_code)
         cached = self._references.get(key)
         if cached is not None:
+            self._reference_hits += 1
             return cached
+        self._reference_misses += 1
         result = rendered or self._render_with().render(RenderJob(reference_code, quality=self.quality))
         frames = self._frames(result) if result.ok else None
         if frames is None:
@@ -317,7 +286,7 @@ class Scorer:
                 "(`manimgen render FILE` shows the full error, `manimgen doctor` checks LaTeX and the sandbox)"
             )
         prepared = ReferenceRender(result, frames, embed_frames(self._image, frames), drawn_cells(frames))
-        self._references.put(key, prepared)
+        self._references[key] = prepared
         return prepared
 
 

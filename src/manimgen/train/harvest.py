@@ -125,7 +125,7 @@ def harvest(
                 continue
             key = _task_key(task)
             tasks[key] = task
-            trace = Trace.from_json(sample.trace_json) if sample.trace_json else None
+            trace = sample.trace
             failed.setdefault(key, []).extend(_failed_answers(trace, sample, run_dir, task.description))
             reason = _why_not_kept(sample, task, trace, run_dir, rule)
             if reason:
