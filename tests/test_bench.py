@@ -706,10 +706,10 @@ def test_a_bad_export_is_refused_before_anything_is_written(grid: tuple[Path, Sc
     relabelled.write_bytes(gzip.compress("\n".join(line.replace('"model_spec": "scripted"', '"model_spec": "other"') for line in lines).encode()))
     target = tmp_path / "target"
     for path, message in (
-        (broken, "broken.jsonl.gz line 4 is not a sample"),
-        (plain, "is not a gzip JSON Lines export"),
-        (forged, "forged.jsonl.gz line 3 is not a sample (generation_keys is not a list of digests)"),
-        (tmp_path / "missing.jsonl.gz", "does not exist; write it with `manimgen bench export"),
+        (broken, "broken.jsonl.gz:4 is not a sample"),
+        (plain, "plain.jsonl.gz:1 is not JSON (Expecting value); write the export with `manimgen bench export"),
+        (forged, "forged.jsonl.gz:3 is not a sample (generation_keys is not a list of digests)"),
+        (tmp_path / "missing.jsonl.gz", "missing.jsonl.gz does not exist; write the export with `manimgen bench export"),
     ):
         result = CliRunner().invoke(app, ["bench", "import", str(good), str(path), "--out", str(target)])
         assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output

@@ -117,7 +117,7 @@ def test_generate_refuses_an_empty_sentence_before_loading_a_model(sentence: str
 
 
 def test_generate_with_a_server_that_is_down_names_it_and_never_says_ready(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("manimgen.llm.openai_compat.OpenAICompatLLM._sleep", lambda self, attempt, retry_after: None)
+    monkeypatch.setattr("manimgen.llm.openai_compat.OpenAICompatLLM._wait", lambda self, state: 0.0)
     result = invoke("generate", "A blue circle", "--model", "openai:http://127.0.0.1:9/v1#m", "--strategy", "vanilla")
     assert result.exit_code == 2
     assert result.output == (
@@ -160,14 +160,14 @@ def test_missing_or_malformed_dataset_is_one_line(command: tuple[str, ...], tmp_
     result = invoke(*command, MANIMGEN_MANIMBENCH=str(broken))
     assert (result.exit_code, result.output) == (
         2,
-        f"error: {broken / 'manimbench_v2.jsonl'}:1: not valid JSON "
+        f"error: {broken / 'manimbench_v2.jsonl'}:1 is not JSON "
         "(Expecting property name enclosed in double quotes); fix or remove that line\n",
     )
     listed = write_dataset(tmp_path / "listed", "[1, 2]")
     result = invoke(*command, MANIMGEN_MANIMBENCH=str(listed))
     assert (result.exit_code, result.output) == (
         2,
-        f"error: {listed / 'manimbench_v2.jsonl'}:1: a row must be a JSON object, not list; fix or remove that line\n",
+        f"error: {listed / 'manimbench_v2.jsonl'}:1 is not a JSON object but list; fix or remove that line\n",
     )
     row = '{"row": "seven", "Reviewed Description": "d", "Code": "c", "Type": "Basic", "Split": "test"}'
     named = write_dataset(tmp_path / "named", row)

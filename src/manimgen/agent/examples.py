@@ -18,13 +18,13 @@ another JSON Lines file of {prompt or description, code} rows (all of them are u
 from __future__ import annotations
 
 import functools
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from manimgen.jsonl import read_jsonl
 from manimgen.metrics.embedders import code_embedder
 from manimgen.paths import shared_data
 
@@ -67,10 +67,7 @@ class ExampleBank:
 def read_examples(path: Path, skip: int = 0) -> list[Example]:
     """{prompt or description, code} rows of a JSON Lines file, after the first `skip`."""
     examples = []
-    for line in path.read_text(encoding="utf-8").splitlines()[skip:]:
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for _, row in list(read_jsonl(path))[skip:]:
         text, code = row.get("description", row.get("prompt")), row.get("code")
         if isinstance(text, str) and isinstance(code, str) and text.strip() and code.strip():
             examples.append(Example(text.strip(), code))

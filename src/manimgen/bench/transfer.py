@@ -21,13 +21,13 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 from manimgen.bench.generations import enter_calls, round_calls, round_keys
 from manimgen.bench.store import Sample, Store, StoreError, exclusive, stored_trace
+from manimgen.jsonl import JsonLinesError, read_jsonl
 from manimgen.scoring.schema import Scores
 
 FORMAT = "manimgen-samples"
@@ -97,34 +97,16 @@ class Exported:
 
 def read_export(path: Path) -> tuple[dict[str, Any], list[Exported]]:
     """The header and samples of an export; any defect is a StoreError naming the file and line."""
-    lines = list(_lines(path))
-    if not lines:
+    try:
+        rows = list(read_jsonl(path))
+    except JsonLinesError as error:
+        raise StoreError(f"{error}; write the export with `manimgen bench export RUN --out {path}`") from None
+    if not rows:
         raise StoreError(f"{path} is empty; export a run with `manimgen bench export RUN --out {path}`")
-    header = _json(path, 1, lines[0])
+    header = rows[0][1]
     if header.get("format") != FORMAT or header.get("version") not in READABLE_VERSIONS:
         raise StoreError(f"{path} is not a manimgen samples file (version {FORMAT_VERSION}); write one with `manimgen bench export`")
-    samples = [_sample(path, number, _json(path, number, line)) for number, line in enumerate(lines[1:], start=2)]
-    return header, samples
-
-
-def _lines(path: Path) -> Iterator[str]:
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            yield from (line for line in handle if line.strip())
-    except FileNotFoundError:
-        raise StoreError(f"{path} does not exist; write it with `manimgen bench export RUN --out {path}`") from None
-    except (OSError, EOFError, UnicodeDecodeError) as error:
-        raise StoreError(f"{path} is not a gzip JSON Lines export ({error}); write one with `manimgen bench export`") from None
-
-
-def _json(path: Path, number: int, line: str) -> dict[str, Any]:
-    try:
-        value = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise StoreError(f"{path} line {number} is not JSON ({error.msg}); export the run again") from None
-    if not isinstance(value, dict):
-        raise StoreError(f"{path} line {number} is not a JSON object; export the run again")
-    return value
+    return header, [_sample(path, number, row) for number, row in rows[1:]]
 
 
 def _sample(path: Path, number: int, data: dict[str, Any]) -> Exported:
@@ -140,7 +122,7 @@ def _sample(path: Path, number: int, data: dict[str, Any]) -> Exported:
         if not (isinstance(sample.task_id, str) and isinstance(sample.seed, int) and sample.status in ("ok", "render_failed", "no_code", "timeout")):
             raise ValueError("a key field or the status is not what a stored sample holds")
     except (KeyError, TypeError, ValueError) as error:
-        raise StoreError(f"{path} line {number} is not a sample ({error}); export the run again") from None
+        raise StoreError(f"{path}:{number} is not a sample ({error}); export the run again") from None
     return Exported(sample, keys)
 
 

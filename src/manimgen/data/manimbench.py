@@ -7,7 +7,6 @@ folder holding `manimbench_v2.jsonl` or the v2 parquet files, or let the hub cop
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 from collections.abc import Iterable, Iterator
@@ -16,6 +15,7 @@ from typing import Any
 
 from manimgen.data.errors import DatasetError
 from manimgen.data.task import Task
+from manimgen.jsonl import JsonLinesError, read_jsonl
 from manimgen.paths import shared_data
 
 HUB_DATASET = "SuienR/ManimBench-v1"
@@ -38,21 +38,10 @@ def _read_local(directory: Path) -> list[dict[str, Any]]:
     jsonl = directory / JSONL_NAME
     if jsonl.exists():
         try:
-            lines = jsonl.read_text(encoding="utf-8").splitlines()
-        except UnicodeDecodeError:
-            raise DatasetError(f"{jsonl} is not UTF-8 text; set {ENV_DIR} to the ManimBench v2 folder") from None
-        rows = []
-        for line_no, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise DatasetError(f"{jsonl}:{line_no}: not valid JSON ({err.msg}); fix or remove that line") from err
-            if not isinstance(row, dict):
-                raise DatasetError(f"{jsonl}:{line_no}: a row must be a JSON object, not {type(row).__name__}; fix or remove that line")
-            rows.append(row)
-        return rows
+            return [row for _, row in read_jsonl(jsonl)]
+        except JsonLinesError as error:
+            fix = "fix or remove that line" if error.line is not None else f"set {ENV_DIR} to the ManimBench v2 folder"
+            raise DatasetError(f"{error}; {fix}") from None
     parquet = directory / PARQUET_NAME
     if parquet.exists():
         import pandas as pd

@@ -9,13 +9,13 @@ measures whether the scene renders, its layout and the patterns, never similarit
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from manimgen.data.errors import DatasetError
 from manimgen.data.task import Task
+from manimgen.jsonl import JsonLinesError, read_jsonl
 
 FORMAT_HINT = 'write one JSON object per line: {"id": "...", "description": "...", "patterns": ["regex", ...]}'
 
@@ -24,14 +24,9 @@ def load_task_file(path: Path | str) -> list[Task]:
     """The tasks of a JSON Lines file; a bad line fails with its number and the fix."""
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise DatasetError(f"{path} does not exist; {FORMAT_HINT}") from None
-    except IsADirectoryError:
-        raise DatasetError(f"{path} is a directory; give a .jsonl file ({FORMAT_HINT})") from None
-    except UnicodeDecodeError:
-        raise DatasetError(f"{path} is not a UTF-8 text file; {FORMAT_HINT}") from None
-    tasks = [_task(path, number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+        tasks = [_task(path, number, row) for number, row in read_jsonl(path)]
+    except JsonLinesError as error:
+        raise DatasetError(f"{error}; {FORMAT_HINT}") from None
     if not tasks:
         raise DatasetError(f"{path} holds no tasks; {FORMAT_HINT}")
     seen: set[str] = set()
@@ -42,14 +37,8 @@ def load_task_file(path: Path | str) -> list[Task]:
     return tasks
 
 
-def _task(path: Path, number: int, line: str) -> Task:
+def _task(path: Path, number: int, row: dict[str, Any]) -> Task:
     where = f"{path}:{number}"
-    try:
-        row: Any = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise DatasetError(f"{where} is not JSON ({error.msg}); {FORMAT_HINT}") from None
-    if not isinstance(row, dict):
-        raise DatasetError(f"{where} is not a JSON object; {FORMAT_HINT}")
     description = row.get("description", row.get("prompt"))
     if not isinstance(description, str) or not description.strip():
         raise DatasetError(f"{where} has no description (or prompt) text; {FORMAT_HINT}")

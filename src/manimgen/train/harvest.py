@@ -29,6 +29,7 @@ from manimgen.agent.prompts import format_target, generation_messages
 from manimgen.agent.trace import Round, Trace
 from manimgen.bench.store import Sample, Store, TaskRow
 from manimgen.data import DatasetError, load_tasks
+from manimgen.jsonl import JsonLinesError, read_jsonl
 from manimgen.scoring.shown import requirement_scores
 
 KEPT_FILE = "kept.jsonl"
@@ -169,22 +170,15 @@ def write_harvest(result: Harvest, out_dir: Path, *, run_dirs: Sequence[Path], r
 def read_rows(path: Path, columns: Iterable[str]) -> list[dict[str, Any]]:
     """Rows of a harvested JSON Lines file, each cut to `columns` (the ones a trainer reads)."""
     wanted = tuple(columns)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise DatasetError(f"cannot read {path} ({error}); give the file `manimgen train harvest` wrote") from None
     rows = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise DatasetError(f"{path}:{number} is not JSON ({error.msg}); give the file `manimgen train harvest` wrote") from None
-        missing = [name for name in wanted if not isinstance(row, dict) or name not in row]
-        if missing:
-            raise DatasetError(f"{path}:{number} lacks {', '.join(missing)}; give the file `manimgen train harvest` wrote")
-        rows.append({name: row[name] for name in wanted})
+    try:
+        for number, row in read_jsonl(path):
+            missing = [name for name in wanted if name not in row]
+            if missing:
+                raise DatasetError(f"{path}:{number} lacks {', '.join(missing)}; give the file `manimgen train harvest` wrote")
+            rows.append({name: row[name] for name in wanted})
+    except JsonLinesError as error:
+        raise DatasetError(f"{error}; give the file `manimgen train harvest` wrote") from None
     if not rows:
         raise DatasetError(f"{path} holds no rows: sample more (bench run) or loosen the keep rule")
     return rows
