@@ -1,14 +1,13 @@
 """The CLI's help texts and the documentation's tables of choices, built from the registries.
 
 Strategies, models, providers, render qualities, aspects and formats, splits, embedders, DTW methods and metrics each have one
-registry; the help of every option that picks one, and the blocks between `<!-- choices:NAME -->` and
-`<!-- /choices -->` in the README and docs/, are made from it here, so adding a strategy, a model or a
-metric touches one file (`scripts/write_choices.py` rewrites the pages; a test checks them).
+registry; the help of every option that picks one, and the tables in the README and docs/ (cog blocks,
+`[[[cog cog.outl(choices.table("NAME"))]]]`), are made from it here, so adding a strategy, a model or a
+metric touches one file (`scripts/write_choices.py` runs cog over the pages; a test checks them).
 """
 
 from __future__ import annotations
 
-import re
 import typing
 from collections.abc import Callable
 
@@ -24,7 +23,6 @@ from manimgen.render.result import ASPECTS, DEFAULT_ASPECT, DEFAULT_QUALITY, QUA
 from manimgen.scoring import METRIC_FIELDS, arrow
 from manimgen.scoring.presets import DEFAULT_PRESET, PRESETS
 
-_BLOCK = re.compile(r"(<!-- choices:(?P<name>[a-z-]+) -->\n)(?P<body>.*?)(<!-- /choices -->)", re.S)
 
 
 def one_of(names: typing.Iterable[str], default: str | None = None) -> str:
@@ -137,13 +135,6 @@ TABLES: dict[str, Callable[[], str]] = {
 }
 
 
-def with_tables(text: str) -> str:
-    """`text` with every `<!-- choices:NAME -->` block rewritten from its registry."""
-
-    def block(match: re.Match[str]) -> str:
-        name = match["name"]
-        if name not in TABLES:
-            raise ValueError(f"unknown choices block {name!r}; known: {', '.join(TABLES)}")
-        return f"{match[1]}{TABLES[name]()}\n{match[4]}"
-
-    return _BLOCK.sub(block, text)
+def table(name: str) -> str:
+    """The Markdown table of one registry, as a page's `[[[cog cog.outl(choices.table("NAME"))]]]` block writes it."""
+    return TABLES[name]()
