@@ -25,12 +25,12 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
@@ -129,8 +129,9 @@ class Guard:
             await _too_large(self.limit)(scope, receive, send)
 
 
-def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
-    """The app; `token`, when given, is required on every /api request."""
+def create_app(engine: JobEngine, *, token: str | None = None, routers: Sequence[APIRouter] = ()) -> FastAPI:
+    """The app; `token`, when given, is required on every /api request. An endpoint is one function here;
+    `routers` add endpoints from outside the package (under /api/, they are behind the same token and body cap)."""
     app = FastAPI(title="manimgen", description="A sentence to a Manim video: jobs, their rounds, their videos.", version="1")
 
     app.add_middleware(Guard, token=token, limit=MAX_BODY)
@@ -224,6 +225,8 @@ def create_app(engine: JobEngine, *, token: str | None = None) -> FastAPI:
             "token_required": bool(token),
         }
 
+    for router in routers:
+        app.include_router(router)
     static = resources.files("manimgen.serve") / "static"
     app.mount("/", StaticFiles(directory=str(static), html=True), name="page")
     return app
