@@ -99,9 +99,13 @@ class BaseTrainingConfig(BaseModel):
             task_type="CAUSAL_LM",
         )
 
-    def common_trl_options(self, use_cpu: bool) -> dict[str, Any]:
-        """TrainingArguments every run sets; bf16 defaults to on for CUDA, off (fp32) on CPU."""
+    def common_trl_options(self, output_dir: str | Path, *, world_size: int, use_cpu: bool) -> dict[str, Any]:
+        """TrainingArguments every run sets; bf16 defaults to on for CUDA, off (fp32) on CPU; a checkpoint every `save_steps`."""
         return {
+            "output_dir": str(output_dir),
+            "save_strategy": "steps",
+            "per_device_train_batch_size": self.per_device_batch_size,
+            "gradient_accumulation_steps": self.gradient_accumulation(world_size),
             "learning_rate": self.learning_rate,
             "num_train_epochs": self.num_train_epochs,
             "max_steps": self.max_steps,

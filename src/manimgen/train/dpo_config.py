@@ -48,11 +48,7 @@ class DPOTrainingConfig(BaseTrainingConfig):
         from trl import DPOConfig
 
         options = {
-            **self.common_trl_options(use_cpu),
-            "output_dir": str(output_dir),
-            "save_strategy": "steps",
-            "per_device_train_batch_size": self.per_device_batch_size,
-            "gradient_accumulation_steps": self.gradient_accumulation(world_size),
+            **self.common_trl_options(output_dir, world_size=world_size, use_cpu=use_cpu),
             "beta": self.beta,
             "loss_type": [self.loss_type],
             "max_length": self.max_length,

@@ -98,11 +98,7 @@ class GRPOTrainingConfig(BaseTrainingConfig):
         from trl import GRPOConfig
 
         options = {
-            **self.common_trl_options(use_cpu),
-            "output_dir": str(output_dir),
-            "save_strategy": "steps",
-            "per_device_train_batch_size": self.per_device_batch_size,
-            "gradient_accumulation_steps": self.gradient_accumulation(world_size),
+            **self.common_trl_options(output_dir, world_size=world_size, use_cpu=use_cpu),
             "num_generations": self.num_generations,
             "num_iterations": self.num_iterations,
             "beta": self.beta,

@@ -60,11 +60,8 @@ class SFTTrainingConfig(BaseTrainingConfig):
             if self.eval_strategy == "steps":
                 selection |= {"eval_steps": self.eval_steps, "save_steps": self.eval_steps}
         options = {
-            **self.common_trl_options(use_cpu),
+            **self.common_trl_options(output_dir, world_size=world_size, use_cpu=use_cpu),
             **selection,
-            "output_dir": str(output_dir),
-            "per_device_train_batch_size": self.per_device_batch_size,
-            "gradient_accumulation_steps": self.gradient_accumulation(world_size),
             "max_length": self.max_length,
             "completion_only_loss": True,
             "assistant_only_loss": False,
