@@ -1,6 +1,6 @@
 """Each way to extend the project is one place (docs/architecture.md, "Where to add things"): a throwaway
-strategy, provider, metric and API endpoint, each added only as that page says, reach everything that
-follows from them."""
+strategy, provider, judge rule, metric and API endpoint, each added only as that page says, reach
+everything that follows from them."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from servers import free_port
 from typer.testing import CliRunner
 
 from manimgen.agent import STRATEGIES, AgentRun, RepairLoop, format_target, run_agent
+from manimgen.agent.judge import SENTENCE_RULES, Candidate, problem_count, sentence_problems
 from manimgen.bench import RunConfig
 from manimgen.cli import app
 from manimgen.llm import PROVIDERS, ModelSpec, Provider, load_model, spec_help
@@ -71,6 +72,17 @@ def test_a_provider_is_one_registry_entry(throwaway: Callable[..., None]) -> Non
     assert "echo:TEXT" in spec_help()
     listed = CliRunner().invoke(app, ["models"], env=WIDE)
     assert listed.exit_code == 0 and "answers a fixed scene" in listed.output
+
+
+def test_a_judge_rule_is_one_registered_function(throwaway: Callable[..., None]) -> None:
+    def no_dots(seen: Candidate) -> list[str]:
+        return ["the sentence asks for no dots, but the code draws one"] if "no dots" in seen.description and "Dot(" in seen.code else []
+
+    throwaway(SENTENCE_RULES, "no-dots", no_dots, "a dot where the sentence says none")
+    rendered = run_agent(ScriptedLLM(format_target(SCENE)), "A scene with no dots", "vanilla").final_render
+    assert rendered is not None and rendered.ok
+    assert sentence_problems("A scene with no dots", SCENE, rendered) == ["the sentence asks for no dots, but the code draws one"]
+    assert problem_count("A scene with no dots", SCENE, rendered) == problem_count("A scene", SCENE, rendered) + 1
 
 
 METRIC = '''

@@ -4,13 +4,17 @@ first, found without the benchmark's answer.
 A render that succeeds can still miss the request: a video of one flat colour, a still picture where
 the sentence asks for motion, a quoted text the code never writes, or (checks/layout.py) objects off
 the frame, overlapping or too small to see. A strategy that holds several rendered candidates uses
-these to choose among them and to ask for another when the best still has problems.
+these to choose among them and to ask for another when the best still has problems. Each check is one
+registered rule (`SENTENCE_RULES`, and `DRAWN_RULES` for sample-judge): adding one is one function here.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +22,7 @@ import av
 import numpy as np
 
 from manimgen.checks.layout import box_of, layout_findings, visible_entries
+from manimgen.registry import Registry
 from manimgen.render.frames import IMAGE_SUFFIXES, frames_at, sample_frames
 from manimgen.render.result import RenderResult
 from manimgen.syntax import parse
@@ -40,50 +45,98 @@ MEANT_TO_OVERLAP = re.compile(r"\b(concentric|nested|stack\w*|on top of|overlap\
 SAME_SPOT = 0.05
 """Shapes whose boxes' horizontal centres are this close (scene units) and that overlap lie on one spot."""
 LAST = 1e9  # a time past any video's end: frames_at gives the last frame
+PLAIN_TEXT_CLASSES = frozenset({"Text", "MarkupText", "Paragraph"})
+
+
+@dataclass
+class Candidate:
+    """One rendered candidate as the judge's rules read it: its sentence, code and render; its frames and
+    its final frame's objects are read once, on first use."""
+
+    description: str
+    code: str
+    result: RenderResult
+
+    @functools.cached_property
+    def frames(self) -> np.ndarray | None:
+        return _frames(self.result.output) if self.result.output is not None else None
+
+    @functools.cached_property
+    def final_entries(self) -> list[dict[str, Any]]:
+        """The visible top-level objects and texts of the last recorded snapshot."""
+        snapshots = [snapshot for snapshot in self.result.geometry or [] if isinstance(snapshot, dict)]
+        if not snapshots:
+            return []
+        return [entry for entry in visible_entries(snapshots[-1]) if entry.get("parent") is None or entry.get("is_text")]
+
+
+Rule = Callable[[Candidate], list[str]]
+SENTENCE_RULES: Registry[Rule] = Registry("judge rule")
+"""What a render visibly misses of its sentence; each rule says it in plain words, for a repair prompt."""
+DRAWN_RULES: Registry[Rule] = Registry("drawn-content rule")
+"""What the final frame's geometry shows wrongly for the sentence (sample-judge's extra rules)."""
+
+
+@SENTENCE_RULES.register("motion", "the sentence asks for motion but the video holds one picture")
+def _still(seen: Candidate) -> list[str]:
+    output = seen.result.output
+    if output is None or not MOTION_WORDS.search(seen.description):
+        return []
+    if output.suffix.lower() in IMAGE_SUFFIXES or _unchanging(seen.frames):
+        return ["the sentence asks for motion, but the video shows one still picture: animate it with self.play(...)"]
+    return []
+
+
+@SENTENCE_RULES.register("blank", "every frame is one flat colour")
+def _flat(seen: Candidate) -> list[str]:
+    frames = seen.frames
+    return ["every frame of the video is one flat colour: nothing visible is drawn"] if frames is not None and _blank(frames) else []
+
+
+@SENTENCE_RULES.register("quoted", "a text the sentence quotes is never written by the code")
+def _unwritten(seen: Candidate) -> list[str]:
+    written = " ".join(_string_literals(seen.code)).lower()
+    return [f"the sentence quotes {quoted!r}, but the code never writes that text" for quoted in quoted_texts(seen.description) if quoted.lower() not in written]
+
+
+@DRAWN_RULES.register("piled", "copies of one shape on one spot where the sentence asks for several things")
+def _piled(seen: Candidate) -> list[str]:
+    counted = COUNT.search(seen.description)
+    if not counted or MEANT_TO_OVERLAP.search(seen.description):
+        return []
+    problems = []
+    for cls, pile in _piles(seen.final_entries):
+        x0, y0, x1, y1 = box_of(pile[0]["box"]) or (0.0, 0.0, 0.0, 0.0)
+        problems.append(
+            f"the sentence asks for {counted.group(1).lower()} {counted.group(2)}, but {len(pile)} {cls} objects lie on one spot "
+            f"around ({(x0 + x1) / 2:.2f}, {(y0 + y1) / 2:.2f}), so they look like one: place them apart "
+            "(arrange, next_to or shift each)"
+        )
+    return problems
+
+
+@DRAWN_RULES.register("caret-formula", "a formula written as plain Text with carets")
+def _caret_formula(seen: Candidate) -> list[str]:
+    return [
+        f"the formula {text!r} is written as plain Text, carets and all: write it with MathTex(r\"...\")"
+        for entry in seen.final_entries
+        if entry.get("class") in PLAIN_TEXT_CLASSES and "^" in (text := str(entry.get("text") or ""))
+    ]
 
 
 def sentence_problems(description: str, code: str, result: RenderResult) -> list[str]:
     """What the render of `code` visibly misses of `description`, in plain words (empty when nothing)."""
-    problems = []
-    output = result.output
-    if output is not None:
-        frames = _frames(output)
-        if MOTION_WORDS.search(description) and (output.suffix.lower() in IMAGE_SUFFIXES or _unchanging(frames)):
-            problems.append("the sentence asks for motion, but the video shows one still picture: animate it with self.play(...)")
-        if frames is not None and _blank(frames):
-            problems.append("every frame of the video is one flat colour: nothing visible is drawn")
-    written = " ".join(_string_literals(code)).lower()
-    for quoted in quoted_texts(description):
-        if quoted.lower() not in written:
-            problems.append(f"the sentence quotes {quoted!r}, but the code never writes that text")
-    return problems
+    seen = Candidate(description, code, result)
+    return [problem for rule in SENTENCE_RULES.values() for problem in rule(seen)]
 
 
 def drawn_problems(description: str, result: RenderResult) -> list[str]:
     """What the final frame's geometry shows wrongly for the sentence: copies piled on one spot where the
     sentence asks for several things, and a formula written as plain text with carets."""
-    snapshots = [snapshot for snapshot in result.geometry or [] if isinstance(snapshot, dict)]
-    if not snapshots:
-        return []
-    entries = [entry for entry in visible_entries(snapshots[-1]) if entry.get("parent") is None or entry.get("is_text")]
-    problems = []
-    counted = COUNT.search(description)
-    if counted and not MEANT_TO_OVERLAP.search(description):
-        for cls, pile in _piles(entries):
-            x0, y0, x1, y1 = box_of(pile[0]["box"]) or (0.0, 0.0, 0.0, 0.0)
-            problems.append(
-                f"the sentence asks for {counted.group(1).lower()} {counted.group(2)}, but {len(pile)} {cls} objects lie on one spot "
-                f"around ({(x0 + x1) / 2:.2f}, {(y0 + y1) / 2:.2f}), so they look like one: place them apart "
-                "(arrange, next_to or shift each)"
-            )
-    for entry in entries:
-        text = str(entry.get("text") or "")
-        if entry.get("class") in PLAIN_TEXT_CLASSES and "^" in text:
-            problems.append(f"the formula {text!r} is written as plain Text, carets and all: write it with MathTex(r\"...\")")
-    return problems
+    seen = Candidate(description, "", result)
+    return [problem for rule in DRAWN_RULES.values() for problem in rule(seen)]
 
 
-PLAIN_TEXT_CLASSES = frozenset({"Text", "MarkupText", "Paragraph"})
 
 
 def _piles(entries: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
