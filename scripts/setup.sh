@@ -32,5 +32,6 @@ python=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip
 # llama-cpp-python compiles from source: a portable build, not one tied to this CPU.
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF}"
-.venv/bin/python -m pip install -q -e ".[${extras}]"
+# Exact versions from requirements.lock (scripts/lock.sh writes it from pyproject.toml's ranges).
+.venv/bin/python -m pip install -q -c requirements.lock -e ".[${extras}]"
 .venv/bin/manimgen doctor || true
