@@ -47,6 +47,7 @@ from manimgen.data import Task, load_task_file, load_tasks, select
 from manimgen.llm import LLM, LLMError, load_model
 from manimgen.llm.cache import CachedLLM, GenerationCache
 from manimgen.llm.llamacpp import PROMPT_EVALUATION
+from manimgen.llm.loops import RULE as LOOP_RULE
 from manimgen.render import Renderer, RendererOptions, RenderJob, RenderResult, open_renderer
 from manimgen.scoring.free import NO_REFERENCE
 from manimgen.scoring.verdict import score_sample
@@ -119,10 +120,11 @@ def versions() -> dict[str, str]:
         "python": platform.python_version(),
         "llama-cpp-python": installed("llama-cpp-python"),
         "llamacpp-prompts": PROMPT_EVALUATION,
+        "llamacpp-loops": LOOP_RULE,
     }
 
 
-GENERATION_VERSIONS = ("llama-cpp-python", "llamacpp-prompts")
+GENERATION_VERSIONS = ("llama-cpp-python", "llamacpp-prompts", "llamacpp-loops")
 """What changes the embedded models' answers to the same seeded call: a run's rows must share them."""
 
 

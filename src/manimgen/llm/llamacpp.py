@@ -18,6 +18,9 @@ differently depending on how the batch around it is tiled, so a prompt evaluated
 gives other logits. Here every prompt is evaluated in fixed chunks of `PROMPT_CHUNK` tokens from
 position 0, and only whole chunks that an earlier prompt evaluated are kept; a fresh evaluation and a
 resumed one then compute the very same chunks.
+
+An answer that falls into a loop (llm/loops.py) is ended there rather than at `max_tokens`; the rule
+is recorded with a study's versions beside the prompt evaluation.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any
 
 from manimgen.llm.base import ChatResult, LLMError, Message, Sampling, Usage
 from manimgen.llm.gguf_adapter import gguf_adapter
+from manimgen.llm.loops import LoopGuard
 
 DEFAULT_N_CTX = 8192
 PROMPT_CHUNK = 64  # tokens a prompt is evaluated in, from position 0; the unit of reuse
@@ -122,7 +126,17 @@ def _chunked_llama() -> type:
                 self.n_tokens = self.reused  # Llama.generate's prefix match then keeps exactly these cells
             else:
                 self.reset()
-            return super().generate(prompt, *args, **kwargs)
+            return self._until_loop(super().generate(prompt, *args, **kwargs))
+
+        def _until_loop(self, tokens: Any) -> Any:
+            """The sampled tokens, ended by an end-of-text token once the answer repeats itself (llm/loops.py), so
+            the completion keeps what came before, as when the model stops."""
+            guard = LoopGuard()
+            for token in tokens:
+                yield token
+                if guard.feed(self.detokenize([token]).decode("utf-8", errors="ignore")):
+                    yield self.token_eos()
+                    return
 
     _CHUNKED.append(ChunkedLlama)
     return ChunkedLlama
