@@ -78,7 +78,9 @@ def print_latex_errors(error: BaseException) -> None:
 def main(argv: list[str]) -> int:
     try:
         args = _parse_args(argv)
-    except SystemExit:
+    except SystemExit as stop:
+        if not stop.code:  # --help
+            return 0
         print("RenderSandboxError: the render child does not understand the host's arguments (restart the process that renders after an upgrade)", file=sys.stderr)
         return EXIT_USAGE
     leave_inherited_keyring()
