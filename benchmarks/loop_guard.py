@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from manimgen.bench.transfer import read_export
-from manimgen.llm.loops import RULE, LoopGuard
+from manimgen.llm.loops import RULE, stop_point
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPORTS = [
@@ -29,14 +29,6 @@ EXPORTS = [
     *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "results" / "ei-1.5b").glob("samples-development*.jsonl.gz")),
 ]
 MADE_HERE = ("build", "build-part")
-
-
-def stopped_at(text: str, piece: int = 4) -> int | None:
-    guard = LoopGuard()
-    for start in range(0, len(text), piece):
-        if guard.feed(text[start : start + piece]):
-            return start + piece
-    return None
 
 
 def main() -> None:
@@ -55,7 +47,7 @@ def main() -> None:
                     continue
                 answers += 1
                 written += round_.completion_tokens
-                at = stopped_at(round_.completion)
+                at = stop_point(round_.completion)
                 if round_.completion_tokens >= limit:
                     capped += 1
                     if at is not None:

@@ -6,29 +6,20 @@ from pathlib import Path
 
 from manimgen.llm.base import Sampling
 from manimgen.llm.llamacpp import LlamaCppLLM
-from manimgen.llm.loops import LoopGuard
+from manimgen.llm.loops import stop_point
 
 HEAD = "```python\nfrom manim import *\n\nclass A(Scene):\n    def construct(self):\n"
 
 
-def fed(text: str, piece: int = 3) -> int | None:
-    """Where the guard fires, feeding `text` a few characters at a time as a model writes it; None if never."""
-    guard = LoopGuard()
-    for start in range(0, len(text), piece):
-        if guard.feed(text[start : start + piece]):
-            return start + piece
-    return None
-
-
 def test_a_repeated_line_or_block_is_a_loop_once_certain() -> None:
     line = "        self.play(square.animate.rotate(PI / 4))\n"
-    assert fed(HEAD + line * 5) is None
-    assert fed(HEAD + line * 6) == len(HEAD + line * 6)
+    assert stop_point(HEAD + line * 5) is None
+    assert stop_point(HEAD + line * 6) == len(HEAD + line * 6)
     block = "        self.play(Create(dot))\n        self.wait(1)\n"
-    assert fed(HEAD + block * 4) is None, "four turns of a two-line block can be meant"
-    assert fed(HEAD + block * 5) is not None
+    assert stop_point(HEAD + block * 4) is None, "four turns of a two-line block can be meant"
+    assert stop_point(HEAD + block * 5) is not None
     counting = [f"        self.play(FadeIn(labels[{n}]), run_time={n}.5)\n" for n in range(20)]
-    assert fed(HEAD + "".join(counting)) == len(HEAD + "".join(counting[:16])), "numbers counting up: the 16th line"
+    assert stop_point(HEAD + "".join(counting)) == len(HEAD + "".join(counting[:16])), "numbers counting up: the 16th line"
 
 
 def test_code_that_only_looks_alike_is_not_a_loop() -> None:
@@ -36,7 +27,7 @@ def test_code_that_only_looks_alike_is_not_a_loop() -> None:
     steps = "".join(f"        self.play(FadeIn(eq.subs(x0, {n}.5)), run_time=2)\n" for n in range(10))
     waits = "        self.play(Create(a))\n        self.wait(1)\n        self.play(Create(b))\n        self.wait(1)\n" * 2
     for text in (unrolled, steps, waits):
-        assert fed(HEAD + text) is None, text
+        assert stop_point(HEAD + text) is None, text
 
 
 def test_the_embedded_model_is_stopped_in_a_loop(small_gguf: Path) -> None:

@@ -42,6 +42,16 @@ class LoopGuard:
         return self.looping
 
 
+def stop_point(text: str, piece: int = 4) -> int | None:
+    """Where the guard would have stopped `text` written `piece` characters at a time (None: never): how a
+    stored answer is replayed through it."""
+    guard = LoopGuard()
+    for start in range(0, len(text), piece):
+        if guard.feed(text[start : start + piece]):
+            return min(start + piece, len(text))
+    return None
+
+
 def _repeats(lines: list[str], times: tuple[int, int]) -> bool:
     """The last line `times[0]` times in a row, or the last block of 2..MAX_BLOCK lines (not all one line) `times[1]` times."""
     for size in range(1, MAX_BLOCK + 1):
