@@ -6,8 +6,8 @@ answers did, and they took 31% of all the tokens it wrote. Such an answer is cut
 happens, so it is stopped as soon as the loop is certain: the last line written 6 times in a row, or
 the last block of 2–6 lines 5 times in a row; or, with numbers read as one symbol (`x0 + 1.5`,
 `x0 + 2.5`, …), 16 times and 6 times. Tuned on 1456 answers to development sentences and the outside
-set (`benchmarks/loop_guard.py` replays them; docs/speed.md): it stops 56 of the 91 answers that ran to the limit, saving 12.8% of
-the tokens written, and no answer that ended by itself.
+set, which `benchmarks/loop_guard.py` replays (docs/speed.md): it stops 56 of the 91 answers that
+ran to the limit, saving 12.8% of the tokens written, and no answer that ended by itself.
 """
 
 from __future__ import annotations
