@@ -47,7 +47,6 @@ def small_gguf() -> Path:
         pytest.skip(str(error))
 
 
-
 @pytest.fixture(scope="module")
 def llama_server(small_gguf: Path) -> Iterator[str]:
     """A llama.cpp server on the 0.5B model (OpenAI-compatible); yields its API root once it answers."""

@@ -137,8 +137,6 @@ def drawn_problems(description: str, result: RenderResult) -> list[str]:
     return [problem for rule in DRAWN_RULES.values() for problem in rule(seen)]
 
 
-
-
 def _piles(entries: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
     """Groups of two or more same-class shapes (not texts) at one horizontal position that overlap."""
     by_class: dict[str, list[dict[str, Any]]] = {}

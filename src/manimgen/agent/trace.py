@@ -71,7 +71,6 @@ class Round:
         return cls(**values)
 
 
-
 ROUND_FIELDS = tuple(item.name for item in fields(Round))
 
 @dataclass

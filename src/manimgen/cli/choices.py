@@ -24,7 +24,6 @@ from manimgen.scoring import METRIC_FIELDS, arrow
 from manimgen.scoring.presets import DEFAULT_PRESET, PRESETS
 
 
-
 def one_of(names: typing.Iterable[str], default: str | None = None) -> str:
     """`a, b or c`, with the default marked."""
     shown = [f"{name} (default)" if name == default else name for name in names]

@@ -123,7 +123,6 @@ class RenderPool:
         self.close()
 
 
-
 @dataclass(frozen=True)
 class RendererOptions:
     """How a renderer is opened: renders at a time (default: one per core, or for Ray the cluster's `manim`
