@@ -16,6 +16,7 @@ apt_packages=(
   pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core
   texlive-latex-base texlive-latex-recommended texlive-latex-extra preview-latex-style dvisvgm
   bubblewrap
+  espeak-ng  # the lessons' offline voice
   "${test_packages[@]}"
 )
 if ! dpkg -s "${apt_packages[@]}" >/dev/null 2>&1; then

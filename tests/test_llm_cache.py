@@ -89,3 +89,18 @@ def test_images_are_keyed_by_their_bytes(tmp_path: Path) -> None:
     assert llm.accepts_images
     assert [llm.chat(asking(image), sampling=SEEDED).completions for image in (first, copy, other)] == [["a"], ["a"], ["b"]]
     assert len(inner.calls) == 2 and inner.calls[0].messages[0]["images"] == [str(first)]
+
+
+def test_a_setting_added_later_keeps_stored_keys_until_it_is_set() -> None:
+    """A generation stored before `schema` existed was keyed on the other settings alone; it must still replay."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    from manimgen.llm.cache import generation_key
+
+    messages = [Message(role="user", content="a blue circle")]
+    before = {name: value for name, value in asdict(Sampling(seed=0)).items() if name != "schema"}
+    stored = hashlib.sha256(json.dumps({"model": "m", "messages": [dict(messages[0])], "n": 1, "sampling": before}, sort_keys=True).encode()).hexdigest()
+    assert generation_key("m", messages, 1, Sampling(seed=0)) == stored
+    assert generation_key("m", messages, 1, Sampling(seed=0, schema='{"type":"object"}')) != stored

@@ -10,7 +10,7 @@ from importlib import import_module
 from manimgen.cli.app import app, say_error
 
 COMMAND_MODULES = (
-    "render_commands", "score_commands", "check_commands", "generate_commands", "serve_commands", "choices_commands", "bench_commands", "train_commands",
+    "render_commands", "score_commands", "check_commands", "generate_commands", "lesson_commands", "serve_commands", "choices_commands", "bench_commands", "train_commands",
 )
 
 for _module in COMMAND_MODULES:

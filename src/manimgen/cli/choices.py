@@ -14,6 +14,7 @@ from collections.abc import Callable
 from manimgen.agent import STRATEGIES
 from manimgen.data.task import Split
 from manimgen.extras import EXTRAS, PURPOSES
+from manimgen.lesson.voice import DEFAULT_VOICE, ENDPOINT_HELP, VOICES
 from manimgen.llm import MODELS, PROVIDERS, spec_help
 from manimgen.metrics import get_metric
 from manimgen.metrics.dtw import DTW_METHODS
@@ -50,6 +51,10 @@ def aspect_help() -> str:
 
 def format_help() -> str:
     return "the file delivered: " + one_of((f"{name} ({f.help})" for name, f in FORMATS.items()), DEFAULT_FORMAT)
+
+
+def voice_help() -> str:
+    return f"who speaks the narration: {one_of(VOICES, DEFAULT_VOICE)}, {ENDPOINT_HELP}"
 
 
 def split_help() -> str:
@@ -117,6 +122,11 @@ def formats_table() -> str:
     return _markdown(["format", "file", "what it is"], rows)
 
 
+def voices_table() -> str:
+    rows = [*([f"`{name}`", summary] for name, summary in VOICES.summaries().items()), ["`http://…/v1#VOICE`", "an OpenAI-compatible speech endpoint (`/audio/speech`), the voice after #"]]
+    return _markdown(["--voice", "who speaks"], rows)
+
+
 def parts_table() -> str:
     rows = ([f"`{part}`", PURPOSES[part], ", ".join(f"`{module}`" for module in EXTRAS[part])] for part in PURPOSES)
     return _markdown(["part", "for", "modules it brings"], rows)
@@ -130,6 +140,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "qualities": qualities_table,
     "aspects": aspects_table,
     "formats": formats_table,
+    "voices": voices_table,
     "parts": parts_table,
 }
 

@@ -104,7 +104,7 @@ def generate(
         requests = [Request(text, strategy, spec, video_format, rounds, temperature, max_tokens, seed, checklist=plan) for text in sentences]
     except RequestError as error:
         fail(str(error))
-    llm, loaded_s = _load(model)
+    llm, loaded_s = load_llm(model)
     try:
         with closing(open_renderer()) as renderer:
             if batch is not None:
@@ -115,7 +115,7 @@ def generate(
         llm.close()
 
 
-def _load(model: str | None) -> tuple[LLM, float]:
+def load_llm(model: str | None) -> tuple[LLM, float]:
     from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, ensure_gguf, load_model
 
     name = model or DEFAULT_MODEL

@@ -27,6 +27,7 @@ class Sampling:
     seed: int | None = None
     stop: tuple[str, ...] = ()
     min_p: float | None = None
+    schema: str | None = None  # a JSON schema (as text) the answer must follow, for the providers that constrain decoding
 
 
 @dataclass

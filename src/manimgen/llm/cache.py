@@ -32,10 +32,15 @@ CREATE TABLE IF NOT EXISTS generations (
 """
 
 
+LATER_SETTINGS = ("schema",)
+"""Sampling settings added after generations were stored: keyed only when set, so stored keys stay valid."""
+
+
 def generation_key(model: str, messages: list[Message], n: int, sampling: Sampling) -> str:
     """What makes two calls the same call: the model, the exact messages (images by their bytes), n and
     every sampling setting."""
-    payload = {"model": model, "messages": [_keyed(message) for message in messages], "n": n, "sampling": asdict(sampling)}
+    settings = {name: value for name, value in asdict(sampling).items() if not (name in LATER_SETTINGS and value is None)}
+    payload = {"model": model, "messages": [_keyed(message) for message in messages], "n": n, "sampling": settings}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

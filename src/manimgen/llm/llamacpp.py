@@ -26,6 +26,7 @@ is recorded with a study's versions beside the prompt evaluation.
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import secrets
 import threading
@@ -236,6 +237,7 @@ class LlamaCppLLM:
                         max_tokens=sampling.max_tokens,
                         stop=list(sampling.stop),
                         seed=seed,
+                        response_format={"type": "json_object", "schema": json.loads(sampling.schema)} if sampling.schema else None,
                     )
                 except ValueError as error:
                     raise LLMError(f"{self.name}: {error}; shorten the prompt or raise n_ctx") from None

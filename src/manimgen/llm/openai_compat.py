@@ -17,6 +17,7 @@ servers need none.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import time
 from pathlib import Path
@@ -134,6 +135,8 @@ class OpenAICompatLLM:
                 payload["seed"] = sampling.seed + len(completions)
             if sampling.stop:
                 payload["stop"] = list(sampling.stop)
+            if sampling.schema:
+                payload["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": json.loads(sampling.schema)}}
             if sampling.min_p is not None:
                 payload["min_p"] = sampling.min_p
             body = self._request("POST", "/chat/completions", payload)

@@ -7,7 +7,8 @@ bitsandbytes exists only on CUDA; on CPU the model runs in float32 unless `dtype
 
 Sampling: temperature 0 decodes greedily (one pass, copied n times, since greedy search cannot return
 several sequences); stop strings end generation and are cut from the text, as OpenAI servers do;
-a seed is applied inside a forked RNG so the caller's random state is left alone.
+a seed is applied inside a forked RNG so the caller's random state is left alone; a JSON schema is not
+enforced here (callers validate what comes back).
 """
 
 from __future__ import annotations

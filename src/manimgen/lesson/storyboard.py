@@ -1,0 +1,155 @@
+"""A lesson's storyboard: a title and its scenes, each with the lines a voice says over it and the one
+sentence that says what the scene shows.
+
+The model writes it under a JSON schema (constrained decoding where the provider has it, validated
+here either way); each scene's sentence gets the checklist the rules read from it (checks/), so a
+scene is generated and checked as `generate` checks a sentence. The file is what a teacher edits
+before anything renders (`manimgen lesson --storyboard FILE`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from manimgen.checks import Checklist
+from manimgen.checks.extract import extract
+from manimgen.llm.base import LLM, Sampling
+
+MIN_SCENES, MAX_SCENES, MAX_LINES = 2, 8, 4
+STORYBOARD_FILE = "storyboard.json"
+Line = Annotated[str, Field(min_length=1, max_length=300)]
+
+
+class StoryboardError(ValueError):
+    """A storyboard file or model answer that is not a storyboard; the message says where."""
+
+
+class Scene(BaseModel):
+    """One scene: its title, the narration lines in the order they are spoken, what it shows."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1, max_length=80)
+    narration: list[Line] = Field(min_length=1, max_length=MAX_LINES)
+    shows: str = Field(min_length=1, max_length=400)
+    checklist: Checklist | None = None
+
+
+class Storyboard(BaseModel):
+    """The whole lesson, scene by scene."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1, max_length=120)
+    topic: str
+    language: str = "en"
+    scenes: list[Scene] = Field(min_length=1, max_length=MAX_SCENES)
+
+    def checked(self) -> Storyboard:
+        """Every scene with a checklist: its own (a person's edit) or the one the rules read from `shows`."""
+        scenes = [scene if scene.checklist is not None else scene.model_copy(update={"checklist": extract(scene.shows)}) for scene in self.scenes]
+        return self.model_copy(update={"scenes": scenes})
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2, exclude_defaults=True)
+
+
+def answer_schema(scenes: int) -> str:
+    """The JSON schema of the model's answer: the storyboard without the checklists, which the rules add."""
+    line = {"type": "string", "minLength": 1, "maxLength": 300}
+    scene = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string", "minLength": 1, "maxLength": 80},
+            "narration": {"type": "array", "items": line, "minItems": 1, "maxItems": 3},
+            "shows": {"type": "string", "minLength": 1, "maxLength": 300},
+        },
+        "required": ["title", "narration", "shows"],
+    }
+    schema = {
+        "type": "object",
+        "properties": {"title": {"type": "string", "minLength": 1, "maxLength": 120}, "scenes": {"type": "array", "items": scene, "minItems": scenes, "maxItems": scenes}},
+        "required": ["title", "scenes"],
+    }
+    return json.dumps(schema, separators=(",", ":"))
+
+
+SYSTEM = """You plan short narrated maths and science lessons made of animated scenes.
+Answer with JSON only: {"title": ..., "scenes": [{"title": ..., "narration": [...], "shows": ...}, ...]}.
+- narration: one to three short spoken sentences, said while the scene plays, plain words (say "pi r squared", not "πr²").
+- shows: ONE sentence that describes what the animation draws and how it changes, concretely: the shapes, their colours,
+  labels and formulas, numbers and positions, and what moves, grows or transforms. A person who only reads this sentence
+  must be able to draw the scene. No narration in it, no camera words.
+- Each scene shows one idea; the scenes build on each other in order."""
+
+EXAMPLE_TOPIC = "Explain what a fraction is, in 2 scenes."
+EXAMPLE = {
+    "title": "What a fraction means",
+    "scenes": [
+        {
+            "title": "Equal parts",
+            "narration": ["A fraction starts with one whole.", "Here we cut a circle into four equal parts."],
+            "shows": "A blue circle is drawn, then two lines divide it into four equal parts",
+        },
+        {
+            "title": "Three quarters",
+            "narration": ["Shade three of the four parts.", "Three parts out of four is the fraction three quarters."],
+            "shows": "A circle divided into 4 equal parts with 3 of the parts shaded green, and the formula 3/4 written below it",
+        },
+    ],
+}
+
+
+def write_storyboard(llm: LLM, topic: str, scenes: int, *, language: str = "en", seed: int = 0) -> Storyboard:
+    """The model's storyboard for `topic` in `scenes` scenes, with each scene's checklist added."""
+    if not MIN_SCENES <= scenes <= MAX_SCENES:
+        raise StoryboardError(f"a lesson has {MIN_SCENES} to {MAX_SCENES} scenes; asked for {scenes}")
+    tongue = "" if language == "en" else f" Write the titles and narration in the language with code '{language}'; keep `shows` in English."
+    messages = [
+        {"role": "system", "content": SYSTEM + tongue},
+        {"role": "user", "content": EXAMPLE_TOPIC},
+        {"role": "assistant", "content": json.dumps(EXAMPLE)},
+        {"role": "user", "content": f"{topic.strip()}\nPlan it in {scenes} scenes."},
+    ]
+    sampling = Sampling(temperature=0.3, max_tokens=250 * scenes + 100, seed=seed, schema=answer_schema(scenes))
+    answer = llm.chat(messages, n=1, sampling=sampling).completions[0]
+    try:
+        data = json.loads(_json_part(answer))
+    except json.JSONDecodeError as error:
+        raise StoryboardError(f"the model's storyboard is not JSON ({error.msg} at character {error.pos}); run again with another --seed or write one with --storyboard") from None
+    if not isinstance(data, dict):
+        raise StoryboardError("the model's storyboard is not a JSON object; run again with another --seed or write one with --storyboard")
+    return _validated({**data, "topic": topic.strip(), "language": language}, "the model's storyboard").checked()
+
+
+def _json_part(answer: str) -> str:
+    """The JSON object of an answer, without a code fence a provider that does not constrain decoding may add."""
+    fenced = re.search(r"```(?:json)?\s*(\{.*\})\s*```", answer, re.S)
+    return fenced.group(1) if fenced else answer.strip()
+
+
+def load_storyboard(path: Path) -> Storyboard:
+    """A storyboard file (an edited `storyboard.json`); a wrong field is named with its place."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise StoryboardError(f"cannot read the storyboard {path} ({error}); give the {STORYBOARD_FILE} a lesson wrote") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise StoryboardError(f"{path}: not JSON (line {error.lineno}: {error.msg}); give the {STORYBOARD_FILE} a lesson wrote") from None
+    return _validated(data, str(path)).checked()
+
+
+def _validated(data: object, source: str) -> Storyboard:
+    try:
+        return Storyboard.model_validate(data)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"]) or "the top level"
+        raise StoryboardError(f"{source}: {where}: {problem['msg']}; a storyboard has a title and scenes, each with a title, narration lines and `shows`") from None

@@ -1,0 +1,295 @@
+"""Lessons: pacing, subtitles, the storyboard, the voices, and a whole lesson made and measured from its files."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import random
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from manimgen.cli import app
+from manimgen.lesson import LessonOptions, StoryboardError, VoiceError, load_storyboard, make_lesson, open_voice, write_storyboard
+from manimgen.lesson.storyboard import Scene, Storyboard, answer_schema
+from manimgen.lesson.subtitles import to_srt, to_vtt
+from manimgen.lesson.timing import PAUSE_S, Cue, frame_counts, pace, runs_for
+from manimgen.lesson.voice import RATE, Espeak, SpeechEndpoint, read_audio
+from manimgen.llm.scripted import ScriptedLLM
+from manimgen.registry import UnknownChoice
+from manimgen.render import open_renderer
+
+needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng: apt-get install espeak-ng")
+
+SCENE = """<CODE>
+```python
+from manim import *
+
+
+class Shapes(Scene):
+    def construct(self):
+        circle = Circle(color=BLUE)
+        self.play(Create(circle))
+        self.play(circle.animate.shift(LEFT * 2))
+        square = Square(color=RED).shift(RIGHT * 2)
+        self.play(FadeIn(square))
+        self.wait(0.5)
+```
+</CODE>"""
+BROKEN = "<CODE>\n```python\nfrom manim import *\n\n\nclass Broken(Scene):\n    def construct(self):\n        self.play(Create(NoSuchShape()))\n```\n</CODE>"
+
+
+# --- pacing -------------------------------------------------------------------------------------------
+
+
+def test_runs_cut_only_at_step_ends_and_cover_the_scene() -> None:
+    assert runs_for([1.0, 2.0, 3.0, 4.0], 4.0, 2) == [(0.0, 2.0), (2.0, 4.0)]
+    assert runs_for([1.0, 2.0, 3.0], 3.0, 3) == [(0.0, 1.0), (1.0, 2.0), (2.0, 3.0)]
+    assert runs_for([], 3.0, 2) == [(0.0, 3.0), (3.0, 3.0)]  # fewer steps than lines: the second line is said over a hold
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_pacing_says_every_line_once_in_order_without_overlap(seed: int) -> None:
+    rng = random.Random(seed)
+    duration = rng.uniform(0.5, 12)
+    steps = sorted(rng.uniform(0, duration) for _ in range(rng.randint(0, 8))) + [duration]
+    lines = [(f"line {index}", rng.uniform(0.3, 6)) for index in range(rng.randint(1, 5))]
+    runs, cues = pace(steps, duration, lines)
+    assert [cue.text for cue in cues] == [text for text, _ in lines]
+    clock = 0.0
+    for run, cue, (_, spoken) in zip(runs, cues, lines):
+        assert cue.start == pytest.approx(clock)
+        assert cue.end - cue.start == pytest.approx(spoken)
+        assert run.seconds >= spoken + PAUSE_S - 1e-9  # the line and its pause fit inside its run
+        clock += run.seconds
+    assert all(before.end <= after.start for before, after in zip(cues, cues[1:]))
+    assert [run.start for run in runs[1:]] == [run.end for run in runs[:-1]] and runs[0].start == 0 and runs[-1].end == duration
+    fps = rng.choice([15, 30, 60])
+    frames = max(1, round(duration * fps))
+    counts = frame_counts(runs, fps, frames)
+    assert sum(counts) == round(sum(run.seconds for run in runs) * fps)  # the paced video lasts exactly as long as its runs
+
+
+def test_frame_counts_hold_the_last_frame_of_a_run() -> None:
+    runs, _ = pace([1.0, 2.0], 2.0, [("one", 2.0), ("two", 0.1)])
+    counts = frame_counts(runs, 10, 20)
+    assert counts[:9] == [1] * 9 and counts[9] == 1 + round((2.0 + PAUSE_S - 1.0) * 10)  # frame 9 ends the first run and is held
+    assert counts[10:] == [1] * 10
+
+
+# --- subtitles ----------------------------------------------------------------------------------------
+
+
+def test_subtitles_in_srt_and_webvtt() -> None:
+    cues = [Cue(0.0, 1.25, "Here is a circle."), Cue(61.5, 63.0, "x < y & -->\n\nnext")]
+    assert to_srt(cues).startswith("1\n00:00:00,000 --> 00:00:01,250\nHere is a circle.\n\n2\n00:01:01,500 --> 00:01:03,000\n")
+    vtt = to_vtt(cues)
+    assert vtt.startswith("WEBVTT\n\n00:00:00.000 --> 00:00:01.250\nHere is a circle.\n\n00:01:01.500 --> 00:01:03.000\n")
+    assert "x &lt; y &amp; --&gt;\nnext" in vtt  # no blank line inside a cue, markup escaped (so no "-->" either)
+
+
+# --- the storyboard -----------------------------------------------------------------------------------
+
+BOARD = {
+    "title": "Two shapes",
+    "scenes": [
+        {"title": "A circle", "narration": ["Here is a circle.", "It moves to the left."], "shows": "A blue circle moves to the left"},
+        {"title": "A square", "narration": ["Now a square appears."], "shows": "A red square appears"},
+    ],
+}
+
+
+def test_storyboard_from_the_model_under_a_schema_gets_checklists() -> None:
+    llm = ScriptedLLM("```json\n" + json.dumps(BOARD) + "\n```")
+    board = write_storyboard(llm, "Shapes that move", 2)
+    assert llm.calls[0].sampling.schema == answer_schema(2)  # the provider constrains decoding to this
+    assert [scene.title for scene in board.scenes] == ["A circle", "A square"]
+    assert board.scenes[0].checklist is not None and any(item.kind == "object" and item.colour == "blue" for item in board.scenes[0].checklist.requirements)
+    with pytest.raises(StoryboardError, match="not JSON"):
+        write_storyboard(ScriptedLLM("here is a lesson about shapes"), "Shapes", 2)
+    with pytest.raises(StoryboardError, match="2 to 8 scenes"):
+        write_storyboard(ScriptedLLM(), "Shapes", 12)
+
+
+def test_storyboard_file_errors_name_the_place(tmp_path: Path) -> None:
+    path = tmp_path / "storyboard.json"
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(StoryboardError, match="not JSON \\(line 1"):
+        load_storyboard(path)
+    path.write_text(json.dumps({"title": "t", "topic": "t", "scenes": [{"title": "a", "narration": [], "shows": "x"}]}), encoding="utf-8")
+    with pytest.raises(StoryboardError, match="scenes.0.narration"):
+        load_storyboard(path)
+    with pytest.raises(StoryboardError, match="cannot read"):
+        load_storyboard(tmp_path / "missing.json")
+
+
+def test_a_real_model_writes_a_storyboard_that_validates(small_gguf: Path) -> None:
+    from manimgen.llm.llamacpp import LlamaCppLLM
+
+    llm = LlamaCppLLM(small_gguf)
+    try:
+        board = write_storyboard(llm, "Explain what a right angle is", 2)
+    finally:
+        llm.close()
+    assert len(board.scenes) == 2 and all(scene.narration and scene.shows.strip() and scene.checklist is not None for scene in board.scenes)
+
+
+# --- voices -------------------------------------------------------------------------------------------
+
+
+@needs_espeak
+def test_espeak_speaks_a_line_even_one_that_looks_like_an_option(tmp_path: Path) -> None:
+    voice = Espeak("en")
+    voice.speak("--help is not an option here", tmp_path / "line.wav")
+    samples = read_audio(tmp_path / "line.wav")
+    assert len(samples) / RATE > 1.0 and np.abs(samples).max() > 0.05
+
+
+def test_missing_and_unknown_voices_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(UnknownChoice, match="unknown voice 'robot'; choose one of: espeak-ng, silent"):
+        open_voice("robot")
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(VoiceError, match="apt-get install espeak-ng"):
+        open_voice("espeak-ng")
+
+
+def test_unreadable_audio_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "line.wav"
+    path.write_bytes(b"\x00garbage" * 100)
+    with pytest.raises(VoiceError, match="not audio the lesson can read"):
+        read_audio(path)
+
+
+@pytest.fixture
+def speech_server(tmp_path: Path) -> Iterator[tuple[str, list[dict]]]:
+    """A real HTTP server speaking the OpenAI speech API with a one-second tone; yields its API root and the bodies it got."""
+    tone = tmp_path / "tone.wav"
+    with av.open(str(tone), "w", format="wav") as out:
+        stream = out.add_stream("pcm_s16le", rate=24000)
+        stream.layout = "mono"
+        samples = (np.sin(np.arange(24000) * 2 * np.pi * 440 / 24000) * 12000).astype(np.int16)
+        frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
+        frame.sample_rate = 24000
+        for packet in stream.encode(frame):
+            out.mux(packet)
+        for packet in stream.encode(None):
+            out.mux(packet)
+    received: list[dict] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the http.server name
+            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            body = tone.read_bytes() if self.path == "/v1/audio/speech" else b""
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", received
+    server.shutdown()
+
+
+def test_speech_endpoint_voice(speech_server: tuple[str, list[dict]], tmp_path: Path) -> None:
+    url, received = speech_server
+    voice = open_voice(f"{url}#nova")
+    assert isinstance(voice, SpeechEndpoint) and voice.voice == "nova"
+    voice.speak("Hello there.", tmp_path / "line.wav")
+    assert received == [{"model": "tts-1", "voice": "nova", "input": "Hello there.", "response_format": "wav"}]
+    assert len(read_audio(tmp_path / "line.wav")) == pytest.approx(RATE, abs=RATE * 0.01)  # resampled from 24 kHz
+    with pytest.raises(VoiceError, match="answered 404"):
+        SpeechEndpoint(url.removesuffix("/v1")).speak("Hello.", tmp_path / "other.wav")
+
+
+# --- a whole lesson -----------------------------------------------------------------------------------
+
+
+def _board() -> Storyboard:
+    return Storyboard(
+        title="Two shapes",
+        topic="shapes",
+        scenes=[
+            Scene(title="A circle and a square", narration=["Here is a blue circle.", "It moves left, and a red square fades in beside it."], shows="A blue circle moves left, then a red square appears"),
+            Scene(title="A broken scene", narration=["This scene could not be drawn, so its title stands in."], shows="A hexagon spins"),
+        ],
+    ).checked()
+
+
+def _offset(track: np.ndarray, line: np.ndarray) -> tuple[float, float]:
+    """Where `line` sits in `track` (seconds) by cross-correlation, and how alike they are there (0 to 1)."""
+    size = 1 << int(np.ceil(np.log2(len(track) + len(line))))
+    spectrum = np.fft.rfft(track, size) * np.conj(np.fft.rfft(line, size))
+    correlation = np.fft.irfft(spectrum, size)[: len(track) - len(line) + 1]
+    best = int(np.argmax(correlation))
+    window = track[best : best + len(line)]
+    similarity = float(correlation[best] / (np.linalg.norm(window) * np.linalg.norm(line) + 1e-9))
+    return best / RATE, similarity
+
+
+@needs_espeak
+def test_a_lesson_is_narrated_paced_subtitled_and_resumable(tmp_path: Path) -> None:
+    folder = tmp_path / "lesson"
+    llm = ScriptedLLM(SCENE, BROKEN)
+    options = LessonOptions(strategy="vanilla", rounds=0)
+    with open_renderer("fresh") as renderer:
+        lesson = make_lesson(llm, _board(), folder, renderer=renderer, voice=open_voice("espeak-ng"), options=options)
+        assert [(outcome.made, outcome.fallback) for outcome in lesson.scenes] == [(True, False), (True, True)]
+        assert (folder / "scene-01" / "scene.py").read_text(encoding="utf-8").strip() in SCENE and (folder / "scene-02" / "title-card").is_file()
+
+        # Measured from the files: each line is heard once, in order, where its subtitle starts.
+        with av.open(str(folder / "lesson.mp4")) as container:
+            assert container.streams.audio[0].codec_context.name == "aac" and container.streams.video[0].codec_context.name == "h264"
+            resampler = av.AudioResampler(format="flt", layout="mono", rate=RATE)
+            track = np.concatenate([out.to_ndarray().reshape(-1) for frame in container.decode(audio=0) for out in resampler.resample(frame)])
+        manifest = json.loads((folder / "lesson.json").read_text(encoding="utf-8"))
+        srt = (folder / "lesson.srt").read_text(encoding="utf-8")
+        lines = [line for scene in _board().scenes for line in scene.narration]
+        assert [cue["text"] for cue in manifest["cues"]] == lines and all(line in srt for line in lines)
+        starts = []
+        for number, cue in enumerate(manifest["cues"]):
+            scene, index = (1, number + 1) if number < 2 else (2, 1)
+            spoken = read_audio(folder / f"scene-{scene:02d}" / f"line-{index}.wav")
+            at, similarity = _offset(track, spoken)
+            assert similarity > 0.9, f"line {number + 1} is not heard clearly ({similarity:.2f})"
+            assert abs(at - cue["start"]) <= 0.2, f"line {number + 1} is heard at {at:.2f} s, its subtitle starts at {cue['start']:.2f} s"
+            starts.append(at)
+        assert starts == sorted(starts)
+        assert all(before["end"] <= after["start"] for before, after in zip(manifest["cues"], manifest["cues"][1:]))
+        assert len(track) / RATE == pytest.approx(manifest["seconds"], abs=0.1) and manifest["chapters"][-1]["end"] == pytest.approx(manifest["seconds"])
+
+        # A rerun keeps both scenes; an edited line is spoken again, an edited scene is made again.
+        again = make_lesson(ScriptedLLM(), _board(), folder, renderer=renderer, voice=open_voice("espeak-ng"), options=options)
+        assert [outcome.made for outcome in again.scenes] == [False, False]
+        board = _board()
+        first = board.scenes[0].model_copy(update={"narration": ["A new first line.", *board.scenes[0].narration[1:]]})
+        second = board.scenes[1].model_copy(update={"shows": "A green triangle appears", "checklist": None})
+        edited = board.model_copy(update={"scenes": [first, second]}).checked()
+        redone = make_lesson(ScriptedLLM(SCENE), edited, folder, renderer=renderer, voice=open_voice("espeak-ng"), options=options)
+    assert [(outcome.made, outcome.fallback) for outcome in redone.scenes] == [(False, False), (True, False)]
+    assert redone.cues[0].text == "A new first line." and json.loads((folder / "scene-01" / "lines.json").read_text(encoding="utf-8"))["lines"][0] == "A new first line."
+
+
+def test_lesson_command_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["lesson"])
+    assert result.exit_code == 2 and "give a topic" in result.output and "Traceback" not in result.output
+    (tmp_path / "bad.json").write_text('{"title": "t"}', encoding="utf-8")
+    result = runner.invoke(app, ["lesson", "--storyboard", str(tmp_path / "bad.json")])
+    assert result.exit_code == 2 and "topic: Field required" in result.output
+    (tmp_path / "board.json").write_text(_board().to_json(), encoding="utf-8")
+    result = runner.invoke(app, ["lesson", "--storyboard", str(tmp_path / "board.json"), "--voice", "robot"])
+    assert result.exit_code == 2 and "unknown voice 'robot'" in result.output
+    result = runner.invoke(app, ["lesson", "--storyboard", str(tmp_path / "board.json"), "--plan", "--redo", "5", "--voice", "silent"])
+    assert result.exit_code == 2 and "--redo 5: the storyboard has scenes 1 to 2" in result.output
+    result = runner.invoke(app, ["lesson", "--storyboard", str(tmp_path / "board.json"), "--plan", "--voice", "silent", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0 and "A circle and a square" in result.output and "edit it, then" in result.output
