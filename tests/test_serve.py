@@ -385,6 +385,8 @@ def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: 
         driver.get(base + "/")
         wait = WebDriverWait(driver, 240)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#strategy option"))
+        first = driver.find_elements(By.CSS_SELECTOR, "#strategy option")[0]
+        assert first.text == "Recommended" and "checks the video" in first.get_attribute("title") and first.get_attribute("value") == "ritl", "the default first, in words"
         driver.find_element(By.ID, "sentence").send_keys("A blue circle turns into a square")
         driver.find_element(By.CSS_SELECTOR, "#plan-panel summary").click()
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plan li input")) == 3)
@@ -410,6 +412,7 @@ def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: 
         ))
         assert state[1] > 0.5
         assert driver.find_element(By.ID, "code").get_attribute("value") == GOOD
+        assert not driver.find_element(By.ID, "retry").is_displayed(), "a finished job offers no retry"
         unchecked = driver.find_elements(By.CSS_SELECTOR, "#checklist li")[0].text
         assert unchecked == "? a blue circle — the ritl strategy does not check it; look for it"
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history img"))
@@ -422,11 +425,43 @@ def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: 
         assert Select(driver.find_element(By.ID, "format")).first_selected_option.get_attribute("title").startswith("a looping GIF")
         driver.execute_script("document.getElementById('code-panel').open = true")
         driver.find_element(By.ID, "rerender").click()
+        opened = WebDriverWait(driver, 60, poll_frequency=0.02).until(lambda d: d.execute_script(
+            "const status = document.getElementById('job-status').className;"
+            "return document.getElementById('job-title').textContent === 'Rendering edited code' ? [status,"
+            " document.getElementById('download-video').hasAttribute('href'), document.getElementById('video').hasAttribute('src')] : null"
+        ))
+        if "done" not in opened[0]:
+            assert opened[1:] == [False, False], "a job that has not finished shows none of the previous job's video or links"
         size = wait.until(lambda d: d.execute_script(
             "const s = document.getElementById('still'); return !s.hidden && s.complete && s.naturalWidth ? [s.naturalWidth, s.naturalHeight] : null"
         ))
         assert size == [480, 854] and not driver.find_element(By.ID, "video").is_displayed(), "a portrait GIF, shown as a picture"
         driver.save_screenshot(str(tmp_path / "gif.png"))
+    finally:
+        driver.quit()
+
+
+def test_the_page_says_what_to_do_when_its_token_prompt_is_dismissed(served, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser, driver_path = chromium()
+    engine = JobEngine(tmp_path / "guarded", llm_factory=lambda spec: SlowScripted(name="scripted"), default_model=SCRIPTED_SPEC, render_workers=1)
+    base = served(engine.start(), token="s3cret")
+    options = Options()
+    options.binary_location = browser
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        driver.get(base + "/")
+        wait = WebDriverWait(driver, 60)
+        wait.until(lambda d: d.switch_to.alert).dismiss()
+        wait.until(lambda d: d.find_element(By.ID, "form-error").is_displayed())
+        assert "needs the token it printed when it started" in driver.find_element(By.ID, "form-error").text
     finally:
         driver.quit()
 

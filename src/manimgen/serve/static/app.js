@@ -13,7 +13,9 @@ async function api(path, options = {}) {
   if (token) headers.Authorization = `Bearer ${token}`;
   const response = await fetch(path, { ...options, headers });
   if (response.status === 401) {
-    token = prompt("This server needs its token (printed when it started):") || "";
+    const given = prompt("This server needs its token (printed when it started):");
+    if (!given) throw new Error("This server needs the token it printed when it started: reload the page to enter it.");
+    token = given;
     localStorage.setItem("manimgen-token", token);
     return api(path, options);
   }
@@ -43,11 +45,24 @@ function fillDescribed(select, described, chosen) {
   }));
 }
 
+// The default first, in words a teacher reads; the others, for comparing, under their names with what they do on hover.
+function fillStrategies(described, chosen) {
+  const recommended = new Option("Recommended", chosen, true, true);
+  recommended.title = "Builds the scene from tested blocks where it can, then checks the video against your sentence and tries again when it misses";
+  const others = document.createElement("optgroup");
+  others.label = "Other strategies, for comparing";
+  others.append(...Object.entries(described).filter(([name]) => name !== chosen).map(([name, words]) => {
+    const option = new Option(name, name);
+    option.title = words;
+    return option;
+  }));
+  $("strategy").replaceChildren(recommended, others);
+}
+
 async function loadOptions() {
   const options = await api("/api/options");
   fill($("model"), options.models.includes(options.default_model) ? options.models : [options.default_model, ...options.models], options.default_model);
-  fill($("strategy"), Object.keys(options.strategies), options.default_strategy);
-  [...$("strategy").options].forEach((option) => (option.title = options.strategies[option.value]));
+  fillStrategies(options.strategies, options.default_strategy);
   fill($("quality"), options.qualities, "low");
   fillDescribed($("aspect"), options.aspects, Object.keys(options.aspects)[0]);
   fill($("format"), Object.keys(options.formats), Object.keys(options.formats)[0]);
@@ -116,7 +131,7 @@ async function submit(event) {
   }
 }
 
-function follow(job) {
+function follow(job, { scroll = false } = {}) {
   current = job;
   stageText = "";
   if (stream) stream.close();
@@ -125,15 +140,18 @@ function follow(job) {
   $("rounds").replaceChildren();
   $("checklist").replaceChildren();
   $("checklist-section").hidden = true;
-  $("result").hidden = true;
-  $("code-panel").hidden = true;
-  $("video").removeAttribute("src");
+  clearResult();
+  showJobError("");
   setStatus(job);
+  if (scroll) $("job").scrollIntoView({ behavior: "smooth", block: "start" });
   stream = new EventSource(withToken(`/api/jobs/${job.id}/events`));
   stream.addEventListener("round", (message) => addRound(JSON.parse(message.data)));
   stream.addEventListener("render", (message) => addRender(JSON.parse(message.data)));
   stream.addEventListener("checklist", (message) => showChecklist(JSON.parse(message.data).items.map((phrase) => ({ phrase, status: "pending" }))));
-  stream.addEventListener("status", async () => setStatus(await api(`/api/jobs/${job.id}`)));
+  stream.addEventListener("status", async () => {
+    setStatus(await api(`/api/jobs/${job.id}`));
+    loadHistory();
+  });
   stream.addEventListener("stage", (message) => showStage(JSON.parse(message.data)));
   stream.addEventListener("end", async () => {
     stream.close();
@@ -149,14 +167,46 @@ function showStage(stage) {
   if ($("job-status").classList.contains("running")) $("job-status").textContent = stageText;
 }
 
-function setStatus(job) {
+const ENDED = ["done", "failed", "cancelled", "interrupted"];
+
+// The player, the picture, the links and the code of a job, all emptied: a job shows only what is its own.
+function clearResult() {
+  $("result").hidden = true;
+  $("code-panel").hidden = true;
+  $("video").removeAttribute("src");
+  $("video").load();
+  $("still").removeAttribute("src");
+  $("still").hidden = true;
+  for (const link of [$("download-video"), $("download-code")]) {
+    link.removeAttribute("href");
+    link.hidden = true;
+  }
+}
+
+function showJobError(message) {
+  $("job-error").textContent = message;
+  $("job-error").hidden = !message;
+}
+
+// What a job's status says, with its reason once (no "Cancelled. cancelled while running").
+function statusWords(job) {
   const words = { queued: "Waiting for a free worker…", running: "Writing and rendering the scene…", done: "Done.",
-    failed: "No video this time.", cancelled: "Cancelled.", interrupted: "Interrupted: the server stopped while this ran." };
+    failed: "No video this time:", cancelled: "Cancelled.", interrupted: "Interrupted: the server stopped while this ran." };
+  const said = words[job.status] || job.status;
+  if (!job.error) return said.replace(/:$/, ".");
+  const reason = job.error.trim();
+  if (reason.toLowerCase().startsWith(job.status)) return reason.charAt(0).toUpperCase() + reason.slice(1);
+  return `${said} ${reason}`;
+}
+
+function setStatus(job) {
   const status = $("job-status");
   status.className = `status ${job.status}`;
-  status.textContent = job.status === "running" && stageText ? stageText : (words[job.status] || job.status) + (job.error ? ` ${job.error}` : "");
-  $("cancel").hidden = ["done", "failed", "cancelled", "interrupted"].includes(job.status);
-  $("result").hidden = $("cancel").hidden && !job.video;
+  status.textContent = job.status === "running" && stageText ? stageText : statusWords(job);
+  const ended = ENDED.includes(job.status);
+  $("cancel").hidden = ended;
+  $("cancel").disabled = false;
+  $("retry").hidden = !["failed", "cancelled", "interrupted"].includes(job.status);
 }
 
 function addRound(round) {
@@ -194,9 +244,9 @@ function addRender(render) {
 }
 
 async function finished(job) {
+  if (!current || current.id !== job.id) return; // another job was opened meanwhile
   setStatus(job);
-  $("result").hidden = false;
-  $("retry").hidden = false;
+  $("result").hidden = !job.video;
   const video = $("video");
   const still = $("still");
   if (job.video) {
@@ -254,7 +304,11 @@ async function loadHistory() {
     const caption = document.createElement("div");
     caption.textContent = job.sentence || "(edited code)";
     item.append(picture, caption);
-    item.addEventListener("click", () => follow(job));
+    if (job.status !== "done") {
+      const state = Object.assign(document.createElement("div"), { className: `state ${job.status}`, textContent: statusWords(job) });
+      item.append(state);
+    }
+    item.addEventListener("click", () => follow(job, { scroll: true }));
     return item;
   }));
 }
@@ -264,6 +318,23 @@ $("plan-panel").addEventListener("toggle", () => $("plan-panel").open && editedP
 $("sentence").addEventListener("change", () => $("plan-panel").open && loadPlan());
 $("plan-add").addEventListener("click", addToPlan);
 $("rerender").addEventListener("click", rerender);
-$("cancel").addEventListener("click", async () => current && setStatus(await api(`/api/jobs/${current.id}/cancel`, { method: "POST" })));
-$("retry").addEventListener("click", async () => current && follow(await api(`/api/jobs/${current.id}/retry`, { method: "POST" })));
+$("cancel").addEventListener("click", async () => {
+  if (!current) return;
+  $("cancel").disabled = true;
+  $("job-status").textContent = "Cancelling… (the model's current answer ends first)";
+  try {
+    setStatus(await api(`/api/jobs/${current.id}/cancel`, { method: "POST" }));
+  } catch (error) {
+    $("cancel").disabled = false;
+    showJobError(`Could not cancel: ${error.message}`);
+  }
+});
+$("retry").addEventListener("click", async () => {
+  if (!current) return;
+  try {
+    follow(await api(`/api/jobs/${current.id}/retry`, { method: "POST" }));
+  } catch (error) {
+    showJobError(`Could not try again: ${error.message}`);
+  }
+});
 loadOptions().then(loadHistory).catch((error) => showError(error.message));
