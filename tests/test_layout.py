@@ -102,6 +102,15 @@ def test_feedback_text_names_every_problem(messy):
         assert name in text
 
 
+def test_each_problem_also_reads_in_a_teachers_words(messy):
+    plain = {finding.names: finding.plain for finding in layout_findings(messy.geometry)}
+    assert plain[("banner",)] == 'the text "A banner far too wide to fit inside the…" is cut off at the left and right'
+    assert plain[("self.gone",)] == "the square is outside the picture"
+    assert plain[("first", "second")] == 'the text "Overlap one" and the text "Overlap two" are drawn over each other'
+    assert plain[("speck",)] == 'the text "tiny" is too small to see'
+    assert not any(character.isdigit() for words in plain.values() for character in words.replace("A banner", "")), "no coordinates"
+
+
 def test_clean_static_scene_has_no_findings():
     result = render(CLEAN, geometry=True)
     assert result.ok and result.is_image, result.error_tail
@@ -210,3 +219,13 @@ class Covered(Scene):
     assert [(finding.code, finding.names) for finding in layout_findings(under.geometry)] == [("covered", ("formula", "disc"))]
     assert [(finding.code, finding.names) for finding in layout_findings(same.geometry)] == [("unreadable", ("formula", "disc"))]
     assert layout_findings(readable.geometry) == [], "white on a blue disc, drawn on top of it, is a label"
+
+
+def test_the_page_shows_a_layout_round_in_plain_words(messy):
+    from manimgen.agent import Round
+    from manimgen.serve.engine import round_event
+
+    round_ = Round(0, "generate", [], "", MESSY, render=messy, feedback=format_layout(layout_findings(messy.geometry)))
+    assert round_event(round_)["error"] == 'The text "A banner far too wide to fit inside the…" is cut off at the left and right.'
+    failed = Round(1, "repair", [], "", MESSY, render=None, feedback="NameError: name 'Circel' is not defined")
+    assert round_event(failed)["error"] == "NameError: name 'Circel' is not defined"

@@ -10,6 +10,7 @@ is reported once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ MIN_CONTRAST = 1.6
 BACKGROUND_CLASSES = frozenset({"NumberPlane", "ComplexPlane", "PolarPlane", "FullScreenRectangle"})
 
 Box = tuple[float, float, float, float]
+LAYOUT_HEADER = "The scene rendered without errors, but its layout has problems (positions in scene units):"
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class LayoutFinding:
     time: float
     names: tuple[str, ...]
     message: str
+    plain: str = ""
+    """The problem in a teacher's words, without coordinates: 'the text "done" is cut off at the bottom'."""
 
     def __str__(self) -> str:
         return f"[{self.code}] {self.message}"
@@ -55,11 +59,11 @@ def layout_findings(geometry: Sequence[dict[str, Any]] | None) -> list[LayoutFin
         frame = box_of(snapshot.get("frame"))
         if frame is None:
             continue
-        for key, code, names, detail in _problems(visible_entries(snapshot), frame):
+        for key, code, names, detail, plain in _problems(visible_entries(snapshot), frame):
             if key in found:
                 found[key].last = position
             else:
-                found[key] = _Open(code, position, position, names, detail)
+                found[key] = _Open(code, position, position, names, detail, plain)
     findings = [item.close(snapshots) for item in found.values()]
     return sorted(findings, key=lambda f: (f.first_snapshot, f.code))
 
@@ -67,7 +71,7 @@ def layout_findings(geometry: Sequence[dict[str, Any]] | None) -> list[LayoutFin
 def format_layout(findings: Sequence[LayoutFinding]) -> str:
     """The findings as a repair round states them (in place of render errors)."""
     shown = list(findings[:MAX_REPORTED])
-    lines = ["The scene rendered without errors, but its layout has problems (positions in scene units):"]
+    lines = [LAYOUT_HEADER]
     lines += [f"- {finding}" for finding in shown]
     if len(findings) > len(shown):
         lines.append(f"- ... and {len(findings) - len(shown)} more of the same kinds.")
@@ -86,6 +90,7 @@ class _Open:
     last: int
     names: tuple[str, ...]
     detail: str
+    plain: str
 
     def close(self, snapshots: list[dict[str, Any]]) -> LayoutFinding:
         when = f"At {_moment(snapshots, self.first)}"
@@ -95,7 +100,7 @@ class _Open:
             until = "the end" if self.last == len(snapshots) - 1 else _moment(snapshots, self.last)
             when = f"From {_moment(snapshots, self.first)} until {until}"
         time = float(snapshots[self.first].get("time", 0.0))
-        return LayoutFinding(self.code, self.first, self.last, time, self.names, f"{when}: {self.detail}")
+        return LayoutFinding(self.code, self.first, self.last, time, self.names, f"{when}: {self.detail}", self.plain)
 
 
 def _moment(snapshots: list[dict[str, Any]], position: int) -> str:
@@ -119,6 +124,18 @@ def _label(entry: dict[str, Any]) -> str:
     what = f'{cls} "{text}"' if text else cls
     name = entry.get("name")
     return f"`{name}` ({what})" if name else f"an unnamed {what}"
+
+
+def _plain_label(entry: dict[str, Any]) -> str:
+    """An object as a teacher would name it: the text or formula it shows, else its kind in words."""
+    cls = str(entry.get("class", "mobject"))
+    text = entry.get("text")
+    if text:
+        kind = "formula" if cls in ("MathTex", "SingleStringMathTex", "DecimalNumber", "Integer") else "text"
+        shown = str(text) if len(str(text)) <= 40 else str(text)[:39] + "…"
+        return f'the {kind} "{shown}"'
+    words = re.sub(r"(?<!^)(?=[A-Z])", " ", cls).lower()
+    return f"the {words}"
 
 
 def _short_name(entry: dict[str, Any]) -> str:
@@ -150,34 +167,36 @@ def _identity(entry: dict[str, Any]) -> str:
     return str(entry.get("id"))
 
 
-def _problems(entries: list[dict[str, Any]], frame: Box) -> list[tuple[tuple[Any, ...], str, tuple[str, ...], str]]:
+def _problems(entries: list[dict[str, Any]], frame: Box) -> list[tuple[tuple[Any, ...], str, tuple[str, ...], str, str]]:
+    """Each problem of one snapshot: its key, code, the names involved, the detail for a model, the words for a person."""
     problems = []
     for entry in entries:
         box = box_of(entry["box"])
         assert box is not None
         off = _off_frame(entry, box, frame)
         if off:
-            problems.append((("off-frame", _identity(entry)), "off-frame", (_short_name(entry),), off))
+            problems.append((("off-frame", _identity(entry)), "off-frame", (_short_name(entry),), *off))
         small = _too_small(entry, box)
         if small:
-            problems.append((("too-small", _identity(entry)), "too-small", (_short_name(entry),), small))
+            problems.append((("too-small", _identity(entry)), "too-small", (_short_name(entry),), small, f"{_plain_label(entry)} is too small to see"))
     texts = [e for e in entries if e.get("is_text")]
     for text in texts:
         for shape in entries:
             hidden = _hidden(text, shape, entries)
             if hidden:
                 key = (hidden[0], _identity(text), _identity(shape))
-                problems.append((key, hidden[0], (_short_name(text), _short_name(shape)), hidden[1]))
+                problems.append((key, hidden[0], (_short_name(text), _short_name(shape)), hidden[1], hidden[2]))
     for index, first in enumerate(texts):
         for second in texts[index + 1 :]:
             overlap = _overlap(first, second)
             if overlap:
                 key = ("overlap", *sorted((_identity(first), _identity(second))))
-                problems.append((key, "overlap", (_short_name(first), _short_name(second)), overlap))
+                plain = f"{_plain_label(first)} and {_plain_label(second)} are drawn over each other"
+                problems.append((key, "overlap", (_short_name(first), _short_name(second)), overlap, plain))
     return problems
 
 
-def _hidden(text: dict[str, Any], shape: dict[str, Any], entries: list[dict[str, Any]]) -> tuple[str, str] | None:
+def _hidden(text: dict[str, Any], shape: dict[str, Any], entries: list[dict[str, Any]]) -> tuple[str, str, str] | None:
     """A text under a filled shape drawn after it ("covered"), or on one of nearly its own brightness ("unreadable")."""
     solid = shape.get("closed") is True and float(shape.get("fill_opacity") or 0.0) >= FILLED
     if not solid or shape.get("is_text") or shape.get("class") in BACKGROUND_CLASSES or str(text.get("parent")) == str(shape.get("id")):
@@ -192,14 +211,18 @@ def _hidden(text: dict[str, Any], shape: dict[str, Any], entries: list[dict[str,
     text_order = (float(text.get("z_index") or 0.0), entries.index(text))
     shape_order = (float(shape.get("z_index") or 0.0), entries.index(shape))
     if shape_order > text_order:
-        return "covered", f"{_label(text)} is hidden under the filled {_label(shape)}, which is drawn on top of it."
+        return "covered", f"{_label(text)} is hidden under the filled {_label(shape)}, which is drawn on top of it.", f"{_plain_label(text)} is hidden under {_plain_label(shape)}"
     ratio = contrast(text.get("fill") or text.get("stroke"), shape.get("fill"))
     if ratio is not None and ratio < MIN_CONTRAST:
-        return "unreadable", f"{_label(text)} is drawn on the filled {_label(shape)} in nearly the same brightness (contrast {ratio:.1f}:1), so it cannot be read."
+        return (
+            "unreadable",
+            f"{_label(text)} is drawn on the filled {_label(shape)} in nearly the same brightness (contrast {ratio:.1f}:1), so it cannot be read.",
+            f"{_plain_label(text)} cannot be read on {_plain_label(shape)}: their colours are too alike",
+        )
     return None
 
 
-def _off_frame(entry: dict[str, Any], box: Box, frame: Box) -> str | None:
+def _off_frame(entry: dict[str, Any], box: Box, frame: Box) -> tuple[str, str] | None:
     if entry.get("class") in BACKGROUND_CLASSES:
         return None
     x0, y0, x1, y1 = box
@@ -207,15 +230,14 @@ def _off_frame(entry: dict[str, Any], box: Box, frame: Box) -> str | None:
     frame_text = f"the frame spans x {_span(fx0, fx1)} and y {_span(fy0, fy1)}"
     if x1 < fx0 or x0 > fx1 or y1 < fy0 or y0 > fy1:
         center = ((x0 + x1) / 2, (y0 + y1) / 2)
-        return f"{_label(entry)} is entirely outside the frame, centred at ({center[0]:.2f}, {center[1]:.2f}); {frame_text}."
+        return f"{_label(entry)} is entirely outside the frame, centred at ({center[0]:.2f}, {center[1]:.2f}); {frame_text}.", f"{_plain_label(entry)} is outside the picture"
     beyond = {"left": fx0 - x0, "right": x1 - fx1, "bottom": fy0 - y0, "top": y1 - fy1}
     sides = [f"{amount:.2f} beyond the {side} edge" for side, amount in beyond.items() if amount > OFF_FRAME_TOLERANCE]
     if not sides:
         return None
-    return (
-        f"{_label(entry)} is cut off by the frame: it spans x {_span(x0, x1)} and y {_span(y0, y1)}, "
-        f"{', '.join(sides)}; {frame_text}."
-    )
+    edges = [side for side, amount in beyond.items() if amount > OFF_FRAME_TOLERANCE]
+    detail = f"{_label(entry)} is cut off by the frame: it spans x {_span(x0, x1)} and y {_span(y0, y1)}, {', '.join(sides)}; {frame_text}."
+    return detail, f"{_plain_label(entry)} is cut off at the {' and '.join(edges)}"
 
 
 def _too_small(entry: dict[str, Any], box: Box) -> str | None:

@@ -27,6 +27,7 @@ from manimgen.agent import Round
 from manimgen.agent.checked_search import DEFAULT_STRATEGY
 from manimgen.agent.strategies import DEFAULT_SAMPLING
 from manimgen.checks import Checklist, checklist_for
+from manimgen.checks.layout import LAYOUT_HEADER, layout_findings
 from manimgen.llm import DEFAULT_MODEL, MODELS, LLMError, load_model, parse_spec
 from manimgen.llm.base import LLM, ChatResult, Message, Sampling, accepts_images
 from manimgen.render import Renderer, RendererOptions, RenderJob, open_renderer
@@ -381,17 +382,23 @@ def quoted(text: str) -> str:
 
 
 def round_event(round_: Round) -> dict[str, object]:
-    """What the page shows of a round: its kind, whether it rendered, the first line of what went wrong."""
+    """What the page shows of a round: its kind, whether it rendered, the first line of what went wrong (a layout
+    problem in a teacher's words, without coordinates)."""
     render = round_.render
+    findings = layout_findings(render.geometry) if render is not None and render.ok and round_.feedback.startswith(LAYOUT_HEADER) else []
     return {
         "index": round_.index,
         "kind": round_.kind,
         "rendered": None if render is None else render.ok,
         "status": "no code" if round_.code is None else ("not rendered" if render is None else render.status.value),
-        "error": first_error(round_.feedback),
+        "error": _sentence(findings[0].plain) if findings else first_error(round_.feedback),
         "fixes": list(round_.autofixes),
         "seconds": round(round_.llm_seconds + round_.render_seconds, 1),
     }
+
+
+def _sentence(words: str) -> str:
+    return words[:1].upper() + words[1:] + "."
 
 
 def first_error(feedback: str) -> str:
