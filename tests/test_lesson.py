@@ -293,3 +293,51 @@ def test_lesson_command_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--redo 5: the storyboard has scenes 1 to 2" in result.output
     result = runner.invoke(app, ["lesson", "--storyboard", str(tmp_path / "board.json"), "--plan", "--voice", "silent", "--out", str(tmp_path / "out")])
     assert result.exit_code == 0 and "A circle and a square" in result.output and "edit it, then" in result.output
+
+
+# --- on the server --------------------------------------------------------------------------------------
+
+
+def test_a_lesson_job_over_http(tmp_path: Path) -> None:
+    import time
+
+    import httpx
+    import uvicorn
+
+    from manimgen.lesson.jobs import lesson_router
+    from manimgen.serve.api import create_app
+    from manimgen.serve.engine import JobEngine
+
+    engine = JobEngine(tmp_path / "jobs", llm_factory=lambda spec: ScriptedLLM(SCENE, SCENE), default_model="py:scripted:make", default_strategy="vanilla", render_workers=1).start()
+    server = uvicorn.Server(uvicorn.Config(create_app(engine, routers=[lesson_router(engine)]), host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.05)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+            board = json.loads(_board().to_json())
+            board["scenes"][1]["shows"] = "A red square appears"
+            created = client.post("/api/lessons", json={"storyboard": board, "voice": "silent"})
+            assert created.status_code == 201 and created.json()["kind"] == "lesson"
+            job_id = created.json()["id"]
+            deadline = time.monotonic() + 300
+            while (job := client.get(f"/api/jobs/{job_id}").json())["status"] in ("queued", "running") and time.monotonic() < deadline:
+                time.sleep(0.5)
+            assert job["status"] == "done" and job["video"] == "lesson.mp4", job
+            assert client.get(f"/api/jobs/{job_id}/video").headers["content-type"] == "video/mp4"
+            vtt = client.get(f"/api/jobs/{job_id}/lesson/lesson.vtt")
+            assert vtt.status_code == 200 and vtt.text.startswith("WEBVTT") and "Here is a blue circle." in vtt.text
+            events = [event for event in client.get(f"/api/jobs/{job_id}/events", headers={"Accept": "text/event-stream"}).text.split("\n") if event.startswith("event: ")]
+            assert events.count("event: scene") == 2 and "event: storyboard" in events
+            assert client.get(f"/api/jobs/{job_id}/lesson/..%2Fjobs.sqlite").status_code in (404, 422)
+            assert client.get(f"/api/jobs/{job_id}/lesson/scene.py").status_code == 422
+            empty = client.post("/api/lessons", json={"topic": "  "})
+            assert empty.status_code == 422 and "the topic is empty" in empty.json()["detail"]
+            remote = client.post("/api/lessons", json={"topic": "Fractions", "voice": "http://169.254.169.254/v1"})
+            assert remote.status_code == 422 and "unknown voice" in remote.json()["detail"]
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        engine.close()

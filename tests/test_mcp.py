@@ -4,6 +4,8 @@ tools and calls each; the model behind `generate_animation` is scripted, every r
 from __future__ import annotations
 
 import asyncio
+import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,12 +17,19 @@ from PIL import Image
 from manimgen.data import BUILTIN_TASKS
 
 GOOD = BUILTIN_TASKS[0].reference_code
+BOARD = json.dumps({
+    "title": "Two shapes",
+    "scenes": [
+        {"title": "A circle", "narration": ["Here is a circle."], "shows": "A blue circle appears"},
+        {"title": "A square", "narration": ["And here a square."], "shows": "A red square appears"},
+    ],
+})  # fmt: skip
 MODEL_MODULE = f'''from manimgen.agent import format_target
 from manimgen.llm.scripted import ScriptedLLM
 
 
 def make():
-    return ScriptedLLM(format_target({GOOD!r}), format_target({GOOD!r}), name="scripted")
+    return ScriptedLLM(*[format_target({GOOD!r})] * 2, {BOARD!r}, *[format_target({GOOD!r})] * 2, name="scripted")
 '''
 
 
@@ -45,6 +54,8 @@ async def session(tmp_path: Path) -> dict[str, Any]:
         checklist = dict(planned.structured_content or {})
         checklist["requirements"] = checklist["requirements"][:1]
         checked = await client.call_tool("generate_animation", {"description": "A purple pentagon", "checklist": checklist}, read_timeout_seconds=300)
+        lesson = await client.call_tool("generate_lesson", {"topic": "Two shapes", "scenes": 2}, read_timeout_seconds=600)
+        remote_voice = await client.call_tool("generate_lesson", {"topic": "Two shapes", "voice": "http://10.0.0.1/v1#nova"})
     return {
         "tools": tools,
         "lint": lint.structured_content,
@@ -56,12 +67,14 @@ async def session(tmp_path: Path) -> dict[str, Any]:
         "unshaped": unshaped.structured_content,
         "planned": planned.structured_content,
         "checked": checked.structured_content,
+        "lesson": lesson.structured_content,
+        "remote_voice": remote_voice.structured_content,
     }
 
 
 def test_an_mcp_client_lists_and_calls_every_tool(tmp_path: Path) -> None:
     results = asyncio.run(session(tmp_path))
-    assert results["tools"] == ["generate_animation", "lint_scene", "list_models", "list_strategies", "plan_checklist", "render_scene"]
+    assert results["tools"] == ["generate_animation", "generate_lesson", "lint_scene", "list_models", "list_strategies", "plan_checklist", "render_scene"]
     lint = results["lint"]
     assert lint["findings"][0]["code"] == "removed-api" and "ShowCreation" in lint["findings"][0]["message"]
     assert lint["fixed_code"] == GOOD and lint["fixes"]
@@ -79,3 +92,9 @@ def test_an_mcp_client_lists_and_calls_every_tool(tmp_path: Path) -> None:
         assert image.size == (480, 854) and image.n_frames > 1
     assert results["unshaped"] == {"status": "refused", "error": "1081x1920 cannot be encoded; give even sides from 16 to 4096 pixels"}
     assert results["refused"] == {"status": "refused", "error": 'the sentence is empty: describe the animation, e.g. "A blue circle turns into a red square"'}
+    lesson = results["lesson"]
+    assert lesson["status"] == "done" and Path(lesson["video_path"]).name == "lesson.mp4", lesson
+    assert "Here is a circle." in Path(lesson["lesson_vtt_path"]).read_text(encoding="utf-8") and Path(lesson["storyboard_json_path"]).is_file()
+    if shutil.which("espeak-ng"):
+        assert '"voice": "espeak-ng"' in (Path(lesson["video_path"]).parent / "lesson.json").read_text(encoding="utf-8")
+    assert results["remote_voice"] == {"status": "refused", "error": "unknown voice 'http://10.0.0.1/v1#nova'; choose one of: espeak-ng, silent"}

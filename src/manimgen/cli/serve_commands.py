@@ -54,6 +54,7 @@ def serve(
     require("serve")
     import uvicorn
 
+    from manimgen.lesson.jobs import lesson_router
     from manimgen.serve.api import create_app
     from manimgen.serve.engine import JobEngine, JobError
 
@@ -73,7 +74,7 @@ def serve(
         console.print(Text(f"page: {address}   API docs: {address}docs   jobs in {root}"))
     engine.start()
     try:
-        uvicorn.run(create_app(engine, token=token), host=host, port=port, log_level="warning")
+        uvicorn.run(create_app(engine, token=token, routers=[lesson_router(engine)]), host=host, port=port, log_level="warning")
     finally:
         engine.close()
 
@@ -85,8 +86,9 @@ def mcp(
     allow_model: AllowOption = None,
     strategy: StrategyOption = None,
 ) -> None:
-    """An MCP server on stdio: tools to generate an animation, render or lint a scene, list models and strategies."""
+    """An MCP server on stdio: tools to generate an animation or a narrated lesson, render or lint a scene, list models and strategies."""
     require("serve")
+    from manimgen.lesson.jobs import add_lesson_tool
     from manimgen.serve.engine import JobEngine, JobError
     from manimgen.serve.mcp_server import create_mcp_server
 
@@ -97,7 +99,9 @@ def mcp(
         raise typer.Exit(code=2) from None
     engine.start()
     try:
-        create_mcp_server(engine).run("stdio")
+        server = create_mcp_server(engine)
+        add_lesson_tool(server, engine)
+        server.run("stdio")
     finally:
         engine.close()
 

@@ -85,21 +85,27 @@ Answer with JSON only: {"title": ..., "scenes": [{"title": ..., "narration": [..
 - shows: ONE sentence that describes what the animation draws and how it changes, concretely: the shapes, their colours,
   labels and formulas, numbers and positions, and what moves, grows or transforms. A person who only reads this sentence
   must be able to draw the scene. No narration in it, no camera words.
-- Each scene shows one idea; the scenes build on each other in order."""
+- Each scene shows one idea; the scenes build on each other in order, and together they answer the question: to explain
+  why something is true, show the steps of the reason (cut, move, compare, count), not only the result."""
 
-EXAMPLE_TOPIC = "Explain what a fraction is, in 2 scenes."
+EXAMPLE_TOPIC = "Explain why the angles of a triangle add up to 180 degrees.\nPlan it in 3 scenes."
 EXAMPLE = {
-    "title": "What a fraction means",
+    "title": "The angles of a triangle",
     "scenes": [
         {
-            "title": "Equal parts",
-            "narration": ["A fraction starts with one whole.", "Here we cut a circle into four equal parts."],
-            "shows": "A blue circle is drawn, then two lines divide it into four equal parts",
+            "title": "Three angles",
+            "narration": ["Every triangle has three angles.", "Let us call them a, b and c."],
+            "shows": "A white triangle is drawn, and its three angles are marked and labelled a, b and c in red, green and blue",
         },
         {
-            "title": "Three quarters",
-            "narration": ["Shade three of the four parts.", "Three parts out of four is the fraction three quarters."],
-            "shows": "A circle divided into 4 equal parts with 3 of the parts shaded green, and the formula 3/4 written below it",
+            "title": "A parallel line",
+            "narration": ["Draw a line through the top corner, parallel to the bottom side.", "Angles a and c appear again at the top, beside b."],
+            "shows": "A triangle with angles a, b and c, then a yellow line through its top corner parallel to its base, with copies of a and c moving up beside b",
+        },
+        {
+            "title": "A straight line",
+            "narration": ["Together a, b and c make a straight line.", "A straight line is 180 degrees, so a plus b plus c is 180 degrees."],
+            "shows": "The angles a, b and c side by side along a straight line, then the formula a + b + c = 180° written below",
         },
     ],
 }

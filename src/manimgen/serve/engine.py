@@ -34,6 +34,7 @@ from manimgen.render import Renderer, RendererOptions, RenderJob, open_renderer
 from manimgen.render.formats import DEFAULT_FORMAT, FORMATS, DeliveryError, deliver, output_spec
 from manimgen.render.result import DEFAULT_QUALITY, RenderResult, get_quality
 from manimgen.serve.jobs import CANCELLED, DONE, FAILED, INTERRUPTED, INTERRUPTED_MESSAGE, RUNNING, Job, JobStore, new_id
+from manimgen.registry import Registry
 from manimgen.serve.produce import MAX_SENTENCE, Request, failure, last_line, produce
 
 MAX_CODE = 64 * 1024
@@ -167,10 +168,11 @@ class JobEngine:
         job = self._job(job_id)
         if not job.finished:
             raise JobError(f"job {job_id} is {job.status}; retry a job once it has finished")
-        if job.kind == "generate":
+        if job.model != "-":
             self._allowed(job.model)
         fresh = Job(
-            new_id(), job.kind, job.sentence, job.model, job.strategy, job.quality, job.video_format, code=job.code, retry_of=job.id, checklist=job.checklist
+            new_id(), job.kind, job.sentence, job.model, job.strategy, job.quality, job.video_format, code=job.code, retry_of=job.id, checklist=job.checklist,
+            params=job.params,
         )
         return self._queue(fresh)
 
@@ -179,6 +181,27 @@ class JobEngine:
 
     def job_dir(self, job_id: str) -> Path:
         return self.root / "jobs" / job_id
+
+    def allowed(self, model: str) -> str:
+        """`model` when this server allows it, else a JobError naming the ones it does."""
+        return self._allowed(model)
+
+    def queue(self, job: Job) -> Job:
+        """Queue a job a runner of `RUNNERS` knows how to run (its inputs already checked)."""
+        RUNNERS.pick(job.kind)
+        return self._queue(job)
+
+    def cancelling(self, job_id: str) -> bool:
+        """Whether a running job was asked to stop; a runner checks it between steps and raises JobCancelled."""
+        return job_id in self._cancelled
+
+    @property
+    def renderer(self) -> Renderer:
+        return self._renderer
+
+    def end(self, job_id: str, status: str, **values: object) -> None:
+        """Finish a job: its status, and `error`, `video` or `scene` where it has them."""
+        self._end(job_id, status, **values)
 
     def _allowed(self, model: str) -> str:
         if model not in self.allowed_models:
@@ -227,50 +250,10 @@ class JobEngine:
                 self._cancelled.discard(job.id)
 
     def _run(self, job: Job) -> None:
-        target = self.job_dir(job.id) / "scene"
-        if job.kind == "render":
-            assert job.code is not None
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.with_suffix(".py").write_text(job.code, encoding="utf-8")
-            self.store.emit(job.id, "stage", {"stage": RENDERING, "rounds": 0})
-            result = self._renderer.render(RenderJob(job.code, quality=job.quality))
-            self.store.emit(job.id, "render", {"status": result.status.value, "ok": result.ok, "error": None if result.ok else last_line(result)})
-            if not result.ok:
-                self._end(job.id, FAILED, error=f"the scene did not render ({result.status.value}: {last_line(result)})", scene="scene.py")
-                return
-            assert result.output is not None
-            try:
-                self._end(job.id, DONE, video=deliver(result.output, target, job.video_format).name, scene="scene.py")
-            except DeliveryError as error:
-                self._end(job.id, FAILED, error=str(error), scene="scene.py")
-            return
-        edited = Checklist.model_validate_json(job.checklist) if job.checklist else None
-        request = Request(job.sentence, job.strategy, job.quality, job.video_format, max_tokens=self.max_tokens, checklist=edited)
-        self.store.emit(job.id, "checklist", {"items": [item.phrase for item in checklist_for(job.sentence, edited).requirements]})
-        rounds = 0
-
-        def on_stage(stage: str) -> None:
-            self.store.emit(job.id, "stage", {"stage": stage, "rounds": rounds})
-
-        def on_round(round_: Round) -> None:
-            nonlocal rounds
-            rounds = round_.index + 1
-            self.store.update(job.id, rounds=rounds)
-            self.store.emit(job.id, "round", round_event(round_))
-            if job.id in self._cancelled:
-                raise JobCancelled
-
-        with self._model(job.model) as llm:
-            product = produce(StagedLLM(llm, on_stage), request, target, renderer=StagedRenderer(self._renderer, on_stage), on_round=on_round)
-        scene = product.code.name if product.code else None
-        if product.ok:
-            assert product.video is not None
-            self._end(job.id, DONE, video=product.video.name, scene=scene)
-        else:
-            self._end(job.id, FAILED, error=product.error or failure(product.trace), scene=scene)
+        RUNNERS.pick(job.kind)(self, job)
 
     @contextmanager
-    def _model(self, spec: str) -> Iterator[LLM]:
+    def model(self, spec: str) -> Iterator[LLM]:
         """The loaded model for `spec`, loading it first (after closing idle ones to make room);
         while a job uses it, it is not closed."""
         with self._models_lock:
@@ -296,6 +279,59 @@ class JobEngine:
     def _end(self, job_id: str, status: str, **values: object) -> None:
         payload = {"status": status, **{key: value for key, value in values.items() if key in ("error", "video")}}
         self.store.finish(job_id, status, values, payload)
+
+
+def run_render(engine: JobEngine, job: Job) -> None:
+    """Render a person's scene code as it is."""
+    assert job.code is not None
+    target = engine.job_dir(job.id) / "scene"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.with_suffix(".py").write_text(job.code, encoding="utf-8")
+    engine.store.emit(job.id, "stage", {"stage": RENDERING, "rounds": 0})
+    result = engine.renderer.render(RenderJob(job.code, quality=job.quality))
+    engine.store.emit(job.id, "render", {"status": result.status.value, "ok": result.ok, "error": None if result.ok else last_line(result)})
+    if not result.ok:
+        engine.end(job.id, FAILED, error=f"the scene did not render ({result.status.value}: {last_line(result)})", scene="scene.py")
+        return
+    assert result.output is not None
+    try:
+        engine.end(job.id, DONE, video=deliver(result.output, target, job.video_format).name, scene="scene.py")
+    except DeliveryError as error:
+        engine.end(job.id, FAILED, error=str(error), scene="scene.py")
+
+
+def run_generate(engine: JobEngine, job: Job) -> None:
+    """A sentence to a video: the strategy's rounds, each sent as an event, cancellable between rounds."""
+    target = engine.job_dir(job.id) / "scene"
+    edited = Checklist.model_validate_json(job.checklist) if job.checklist else None
+    request = Request(job.sentence, job.strategy, job.quality, job.video_format, max_tokens=engine.max_tokens, checklist=edited)
+    engine.store.emit(job.id, "checklist", {"items": [item.phrase for item in checklist_for(job.sentence, edited).requirements]})
+    rounds = 0
+
+    def on_stage(stage: str) -> None:
+        engine.store.emit(job.id, "stage", {"stage": stage, "rounds": rounds})
+
+    def on_round(round_: Round) -> None:
+        nonlocal rounds
+        rounds = round_.index + 1
+        engine.store.update(job.id, rounds=rounds)
+        engine.store.emit(job.id, "round", round_event(round_))
+        if engine.cancelling(job.id):
+            raise JobCancelled
+
+    with engine.model(job.model) as llm:
+        product = produce(StagedLLM(llm, on_stage), request, target, renderer=StagedRenderer(engine.renderer, on_stage), on_round=on_round)
+    scene = product.code.name if product.code else None
+    if product.ok:
+        assert product.video is not None
+        engine.end(job.id, DONE, video=product.video.name, scene=scene)
+    else:
+        engine.end(job.id, FAILED, error=product.error or failure(product.trace), scene=scene)
+
+
+RUNNERS: Registry[Callable[[JobEngine, Job], None]] = Registry("job kind")
+RUNNERS.add("generate", run_generate, "a sentence to a video with its code")
+RUNNERS.add("render", run_render, "a person's scene code rendered as it is")
 
 
 class StagedLLM:

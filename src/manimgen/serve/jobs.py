@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     rounds INTEGER NOT NULL DEFAULT 0,
     retry_of TEXT,
     checklist TEXT,
+    params TEXT,
     created_at TEXT NOT NULL,
     started_at TEXT,
     finished_at TEXT
@@ -59,13 +60,14 @@ CREATE TABLE IF NOT EXISTS events (
 );
 """
 
-ADDED_COLUMNS = {"checklist": "TEXT", "video_format": f"TEXT NOT NULL DEFAULT '{DEFAULT_FORMAT}'"}
+ADDED_COLUMNS = {"checklist": "TEXT", "video_format": f"TEXT NOT NULL DEFAULT '{DEFAULT_FORMAT}'", "params": "TEXT"}
 """Columns added since the first release, added to an older jobs file when a server opens it."""
 
 
 @dataclass
 class Job:
-    """A job's row. `kind` is "generate" (a sentence) or "render" (scene code given by the user)."""
+    """A job's row. `kind` names its runner (serve/engine.py `RUNNERS`): "generate" (a sentence), "render" (scene
+    code given by the user), or one a part above adds ("lesson"), whose own options are `params`."""
 
     id: str
     kind: str
@@ -82,6 +84,7 @@ class Job:
     rounds: int = 0
     retry_of: str | None = None
     checklist: str | None = None  # a person's edit of the sentence's checklist, as JSON (checks/requirements.py)
+    params: str | None = None  # a kind's own options as JSON (a lesson's scenes, voice and storyboard)
     created_at: str = field(default_factory=lambda: now())
     started_at: str | None = None
     finished_at: str | None = None

@@ -55,7 +55,7 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
         `checklist`: an edit of plan_checklist(description), what the scene is checked against. `aspect`: 16:9, 9:16 or 1:1;
         `resolution`: WIDTHxHEIGHT instead; `format`: mp4, webm, gif or png."""
         options = {"quality": quality, "video_format": format, "aspect": aspect, "resolution": resolution}
-        return await _finished(engine, lambda: engine.submit(description, model, strategy, checklist=checklist, **options), ctx)
+        return await finished(engine, lambda: engine.submit(description, model, strategy, checklist=checklist, **options), ctx)
 
     @server.tool()
     def plan_checklist(description: str) -> dict[str, Any]:
@@ -75,7 +75,7 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
     ) -> dict[str, Any]:
         """Render a Manim scene file's code in the sandbox; returns the video path, or the error.
         `aspect`, `resolution` and `format` as for generate_animation."""
-        return await _finished(engine, lambda: engine.submit_render(code, quality, video_format=format, aspect=aspect, resolution=resolution), ctx)
+        return await finished(engine, lambda: engine.submit_render(code, quality, video_format=format, aspect=aspect, resolution=resolution), ctx)
 
     @server.tool()
     def lint_scene(code: str) -> dict[str, Any]:
@@ -101,7 +101,8 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
     return server
 
 
-async def _finished(engine: JobEngine, submit: Callable[[], Job], ctx: Context | None) -> dict[str, Any]:
+async def finished(engine: JobEngine, submit: Callable[[], Job], ctx: Context | None) -> dict[str, Any]:
+    """Submit a job and wait for it, reporting progress; the tool's result (or its refusal). Cancelling the call cancels the job."""
     try:
         job = submit()
     except JobError as error:
@@ -147,7 +148,7 @@ def progress_note(event: Event) -> str:
         return f"round {payload['index'] + 1} {payload['kind']}: {payload['status']}"
     if event.kind == "render":
         return f"render: {payload['status']}"
-    return str(payload.get("status", event.kind))
+    return str(payload.get("note") or payload.get("status", event.kind))
 
 
 def _result(engine: JobEngine, job: Job) -> dict[str, Any]:
