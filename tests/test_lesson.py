@@ -341,3 +341,65 @@ def test_a_lesson_job_over_http(tmp_path: Path) -> None:
         server.should_exit = True
         thread.join(timeout=10)
         engine.close()
+
+
+def test_the_lesson_page_plans_edits_makes_and_plays_a_lesson_with_captions(tmp_path: Path) -> None:
+    import time
+
+    import uvicorn
+
+    from manimgen.lesson.jobs import lesson_router
+    from manimgen.serve.api import create_app
+    from manimgen.serve.engine import JobEngine
+
+    browser, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if not browser or not driver_path:
+        pytest.skip("Debian's chromium and chromium-driver are not installed (bash scripts/setup.sh --test installs them)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    board = dict(BOARD, scenes=[dict(BOARD["scenes"][0], shows="A blue circle appears"), BOARD["scenes"][1]])
+    llm = ScriptedLLM(json.dumps(board), SCENE, SCENE)
+    engine = JobEngine(tmp_path / "jobs", llm_factory=lambda spec: llm, default_model="py:scripted:make", default_strategy="vanilla", render_workers=1).start()
+    server = uvicorn.Server(uvicorn.Config(create_app(engine, routers=[lesson_router(engine)]), host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    options = Options()
+    options.binary_location = browser
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1000,1600", "--mute-audio", "--autoplay-policy=no-user-gesture-required"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        while not server.started:
+            time.sleep(0.05)
+        base = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+        driver.get(base + "/")
+        wait = WebDriverWait(driver, 120)
+        wait.until(lambda d: d.find_element(By.ID, "lesson-link").is_displayed())
+        driver.find_element(By.ID, "lesson-link").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#voice option"))
+        driver.find_element(By.ID, "topic").send_keys("Shapes that move")
+        driver.find_element(By.ID, "plan").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .scene")) == 2)
+        assert "a blue circle" in driver.find_element(By.CSS_SELECTOR, "#board .scene .detail").text, "what will be checked is shown"
+        narration = driver.find_element(By.CSS_SELECTOR, "#board .scene .narration")
+        narration.clear()
+        narration.send_keys("A circle, said my way.")
+        driver.find_element(By.ID, "go").click()
+        wait.until(lambda d: "Done" in d.find_element(By.ID, "job-status").text)
+        assert [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#scenes-done li")] == ["✓ A circle", "✓ A square"]
+        cues = wait.until(lambda d: d.execute_script(
+            "const v = document.getElementById('video'); const t = v.textTracks[0];"
+            "return v.readyState >= 1 && t && t.cues && t.cues.length ? [v.duration, [...t.cues].map((c) => c.text)] : null"
+        ))
+        assert cues[0] > 1 and cues[1][0] == "A circle, said my way.", "the edited line is spoken and captioned"
+        driver.save_screenshot(str(tmp_path / "lesson-page.png"))
+        assert (tmp_path / "lesson-page.png").stat().st_size > 10_000
+    finally:
+        driver.quit()
+        server.should_exit = True
+        thread.join(timeout=10)
+        engine.close()

@@ -10,6 +10,7 @@ an address of the requester's choosing (the operator names an endpoint on the co
 from __future__ import annotations
 
 import json
+from importlib import resources
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException
@@ -18,7 +19,7 @@ from mcp.server.mcpserver import Context
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from manimgen.lesson.make import LESSON_VIDEO, MANIFEST, LessonOptions, SceneOutcome, make_lesson
-from manimgen.lesson.storyboard import MAX_SCENES, MIN_SCENES, STORYBOARD_FILE, Storyboard, write_storyboard
+from manimgen.lesson.storyboard import MAX_SCENES, MIN_SCENES, STORYBOARD_FILE, Storyboard, StoryboardError, write_storyboard
 from manimgen.lesson.voice import DEFAULT_VOICE, VOICES, Silent, VoiceError, open_voice
 from manimgen.render.result import DEFAULT_QUALITY
 from manimgen.serve.engine import RUNNERS, JobCancelled, JobEngine, JobError
@@ -96,9 +97,47 @@ def run_lesson(engine: JobEngine, job: Job) -> None:
 RUNNERS.add("lesson", run_lesson, "a topic to a narrated lesson of several scenes")
 
 
+class PlanRequest(BaseModel):
+    """A storyboard to see and edit before a lesson is made."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    topic: str = Field(max_length=MAX_SENTENCE)
+    scenes: int = Field(3, ge=MIN_SCENES, le=MAX_SCENES)
+    language: str = Field("en", pattern=r"^[a-z]{2,3}(-[a-z0-9]{1,8})*$")
+    model: str | None = None
+
+
 def lesson_router(engine: JobEngine) -> APIRouter:
-    """POST /api/lessons and the lesson's files beside its video (GET /api/jobs/{id}/video)."""
+    """The lesson page (/lesson), POST /api/lessons, a storyboard to edit first, and the lesson's files beside its video
+    (GET /api/jobs/{id}/video)."""
     router = APIRouter()
+    static = resources.files("manimgen.lesson") / "static"
+
+    @router.get("/lesson", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(str(static / "lesson.html"), media_type="text/html")
+
+    @router.get("/lesson.js", include_in_schema=False)
+    def script() -> FileResponse:
+        return FileResponse(str(static / "lesson.js"), media_type="text/javascript")
+
+    @router.get("/api/lessons/options")
+    def options() -> dict[str, Any]:
+        return {"voices": VOICES.summaries(), "default_voice": DEFAULT_VOICE, "scenes": list(range(MIN_SCENES, MAX_SCENES + 1)), "default_scenes": 3}
+
+    @router.post("/api/lessons/storyboard")
+    def plan(body: PlanRequest) -> dict[str, Any]:
+        """The model's storyboard for the topic, with each scene's checklist: edit it, then send it as `storyboard`."""
+        if not body.topic.strip():
+            raise HTTPException(422, 'the topic is empty: say what the lesson explains, e.g. "Explain how to add two fractions"')
+        try:
+            model = engine.allowed((body.model or engine.default_model).strip())
+            with engine.model(model) as llm:
+                board = write_storyboard(llm, body.topic, body.scenes, language=body.language)
+        except (JobError, StoryboardError) as error:
+            raise HTTPException(422, str(error)) from None
+        return json.loads(board.to_json())
 
     @router.post("/api/lessons", status_code=201)
     def create_lesson(body: LessonRequest) -> dict[str, Any]:

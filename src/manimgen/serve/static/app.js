@@ -338,3 +338,4 @@ $("retry").addEventListener("click", async () => {
   }
 });
 loadOptions().then(loadHistory).catch((error) => showError(error.message));
+api("/api/lessons/options").then(() => ($("lesson-link").hidden = false)).catch(() => {}); // the lesson page, where this server has it
