@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import av
+import mutagen.mp4
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -83,7 +84,7 @@ def test_frame_counts_hold_the_last_frame_of_a_run() -> None:
     assert counts[10:] == [1] * 10
 
 
-# --- subtitles ----------------------------------------------------------------------------------------
+# --- subtitles and chapters ---------------------------------------------------------------------------
 
 
 def test_subtitles_in_srt_and_webvtt() -> None:
@@ -92,6 +93,14 @@ def test_subtitles_in_srt_and_webvtt() -> None:
     vtt = to_vtt(cues)
     assert vtt.startswith("WEBVTT\n\n00:00:00.000 --> 00:00:01.250\nHere is a circle.\n\n00:01:01.500 --> 00:01:03.000\n")
     assert "x &lt; y &amp; --&gt;\nnext" in vtt  # no blank line inside a cue, markup escaped (so no "-->" either)
+
+
+def test_chapters_are_not_written_into_a_file_laid_out_otherwise(tmp_path: Path) -> None:
+    from manimgen.lesson.chapters import add_chapters
+
+    odd = tmp_path / "odd.mp4"
+    odd.write_bytes(b"\x00\x00\x00\x10moovxxxxxxxx" + b"\x00\x00\x00\x08mdat")  # the movie box is not last
+    assert add_chapters(odd, [(0.0, "one")]) is False and odd.read_bytes().endswith(b"mdat")
 
 
 # --- the storyboard -----------------------------------------------------------------------------------
@@ -266,6 +275,8 @@ def test_a_lesson_is_narrated_paced_subtitled_and_resumable(tmp_path: Path) -> N
         assert starts == sorted(starts)
         assert all(before["end"] <= after["start"] for before, after in zip(manifest["cues"], manifest["cues"][1:]))
         assert len(track) / RATE == pytest.approx(manifest["seconds"], abs=0.1) and manifest["chapters"][-1]["end"] == pytest.approx(manifest["seconds"])
+        marks = mutagen.mp4.MP4(folder / "lesson.mp4").chapters  # read back by a tag reader, not by our own code
+        assert [(round(mark.start, 3), mark.title) for mark in marks] == [(chapter["start"], chapter["title"]) for chapter in manifest["chapters"]]
 
         # A rerun keeps both scenes; an edited line is spoken again, an edited scene is made again.
         again = make_lesson(ScriptedLLM(), _board(), folder, renderer=renderer, voice=open_voice("espeak-ng"), options=options)

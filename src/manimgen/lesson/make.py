@@ -6,7 +6,7 @@ end (`steps.json`) and its spoken lines (`line-1.wav`, … with `lines.json`). A
 whose folder matches the storyboard and redoes the others (an edited scene, one named by `redo`);
 lines are spoken again only when their words changed. A scene that renders nothing becomes a title
 card, so its narration is still heard. Then the lesson is assembled: `lesson.mp4` (voice as AAC,
-scenes paced to their lines), `lesson.srt`, `lesson.vtt`, `chapters.vtt`, `lesson.json`.
+scenes paced to their lines, a chapter per scene), `lesson.srt`, `lesson.vtt`, `chapters.vtt`, `lesson.json`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 from manimgen.agent.checked_search import DEFAULT_STRATEGY
 from manimgen.checks.timeline import Timeline
 from manimgen.lesson.assemble import PacedScene, assemble, video_seconds
+from manimgen.lesson.chapters import add_chapters
 from manimgen.lesson.storyboard import STORYBOARD_FILE, Scene, Storyboard
 from manimgen.lesson.subtitles import to_srt, to_vtt
 from manimgen.lesson.timing import Cue, pace
@@ -101,6 +102,7 @@ def make_lesson(
             on_scene(outcome)
     target = folder / LESSON_VIDEO
     assembled = assemble(paced, target, burn=options.burn)
+    add_chapters(target, [(chapter.start, chapter.text) for chapter in assembled.chapters])
     (folder / "lesson.srt").write_text(to_srt(assembled.cues), encoding="utf-8")
     (folder / "lesson.vtt").write_text(to_vtt(assembled.cues), encoding="utf-8")
     (folder / "chapters.vtt").write_text(to_vtt(assembled.chapters), encoding="utf-8")
