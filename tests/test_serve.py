@@ -197,6 +197,7 @@ def test_cancel_a_queued_and_a_running_job_and_retry(engine_with) -> None:  # ty
     running = engine.submit("A blue circle")
     queued = engine.submit("A red square")
     assert llm.asked.wait(30)
+    assert engine.store.ahead(engine.job(queued.id)) == 1 and engine.store.typical_seconds("generate") is None
     assert engine.cancel(queued.id).status == CANCELLED, "a queued job is cancelled at once"
     assert engine.store.events(queued.id)[-1].payload == {"status": CANCELLED, "error": "cancelled before it started"}
     assert engine.cancel(running.id).status == RUNNING, "a running job stops when its round ends"
@@ -206,8 +207,23 @@ def test_cancel_a_queued_and_a_running_job_and_retry(engine_with) -> None:  # ty
     again = engine.retry(running.id)
     assert again.retry_of == running.id and again.sentence == "A blue circle"
     assert wait_for(engine, again.id).status == DONE
+    assert engine.store.typical_seconds("generate") is not None, "a finished job gives the next ones an estimate"
     with pytest.raises(JobError, match="retry a job once it has finished"):
         engine.retry(engine.submit("A dot").id)
+
+
+def test_a_job_cancelled_after_a_scene_rendered_keeps_that_video(engine_with) -> None:  # type: ignore[no-untyped-def]
+    wide = GOOD.replace("self.play(", "self.add(Text('A caption far too wide to fit inside the frame of the video'))\n        self.play(", 1)
+    llm = GatedLLM(format_target(wide), format_target(GOOD))
+    engine = engine_with(llm, default_model=SCRIPTED_SPEC, default_strategy="ritl-layout")
+    job = engine.submit("A blue circle")
+    assert llm.asked.wait(30)
+    engine.cancel(job.id)
+    llm.gate.set()
+    stopped = wait_for(engine, job.id)
+    assert (stopped.status, stopped.error) == (CANCELLED, "cancelled while running; the last scene that rendered is kept")
+    assert stopped.video == "scene.mp4" and (engine.job_dir(job.id) / "scene.mp4").stat().st_size > 0
+    assert (engine.job_dir(job.id) / "scene.py").read_text(encoding="utf-8").strip() == wide.strip()
 
 
 def test_a_restarted_server_marks_jobs_it_did_not_finish_and_keeps_the_rest(tmp_path: Path) -> None:

@@ -163,7 +163,9 @@ def create_app(engine: JobEngine, *, token: str | None = None, routers: Sequence
 
     @app.get("/api/jobs/{job_id}")
     def get_job(job_id: str) -> dict[str, Any]:
-        return _found(engine, job_id).to_dict()
+        """The job, with how many jobs are before it in the queue and how long one of its kind usually takes."""
+        job = _found(engine, job_id)
+        return {**job.to_dict(), "ahead": engine.store.ahead(job), "typical_s": engine.store.typical_seconds(job.kind)}
 
     @app.post("/api/jobs/{job_id}/cancel")
     def cancel_job(job_id: str) -> dict[str, Any]:

@@ -307,6 +307,7 @@ def run_generate(engine: JobEngine, job: Job) -> None:
     request = Request(job.sentence, job.strategy, job.quality, job.video_format, max_tokens=engine.max_tokens, checklist=edited)
     engine.store.emit(job.id, "checklist", {"items": [item.phrase for item in checklist_for(job.sentence, edited).requirements]})
     rounds = 0
+    rendered: list[Round] = []  # the last round whose scene rendered, kept if the job is cancelled after it
 
     def on_stage(stage: str) -> None:
         engine.store.emit(job.id, "stage", {"stage": stage, "rounds": rounds})
@@ -316,17 +317,38 @@ def run_generate(engine: JobEngine, job: Job) -> None:
         rounds = round_.index + 1
         engine.store.update(job.id, rounds=rounds)
         engine.store.emit(job.id, "round", round_event(round_))
+        if round_.code is not None and round_.render is not None and round_.render.ok:
+            rendered[:] = [round_]
         if engine.cancelling(job.id):
             raise JobCancelled
 
-    with engine.model(job.model) as llm:
-        product = produce(StagedLLM(llm, on_stage), request, target, renderer=StagedRenderer(engine.renderer, on_stage), on_round=on_round)
+    try:
+        with engine.model(job.model) as llm:
+            product = produce(StagedLLM(llm, on_stage), request, target, renderer=StagedRenderer(engine.renderer, on_stage), on_round=on_round)
+    except JobCancelled:
+        if not rendered:
+            raise
+        _keep_rendered(engine, job, rendered[0], target)
+        return
     scene = product.code.name if product.code else None
     if product.ok:
         assert product.video is not None
         engine.end(job.id, DONE, video=product.video.name, scene=scene)
     else:
         engine.end(job.id, FAILED, error=product.error or failure(product.trace), scene=scene)
+
+
+def _keep_rendered(engine: JobEngine, job: Job, round_: Round, target: Path) -> None:
+    """End a job cancelled after a scene rendered with that scene's video and code, rather than nothing."""
+    assert round_.code is not None and round_.render is not None and round_.render.output is not None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.with_suffix(".py").write_text(round_.code, encoding="utf-8")
+    try:
+        video = deliver(round_.render.output, target, job.video_format).name
+    except DeliveryError:
+        video = None
+    note = "cancelled while running; the last scene that rendered is kept" if video else "cancelled while running"
+    engine.end(job.id, CANCELLED, error=note, video=video, scene="scene.py")
 
 
 RUNNERS: Registry[Callable[[JobEngine, Job], None]] = Registry("job kind")

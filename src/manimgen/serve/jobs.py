@@ -174,6 +174,28 @@ class JobStore:
             return None
         return Job(**{**dict(row), "status": RUNNING})
 
+    def ahead(self, job: Job) -> int:
+        """How many jobs run or wait before a queued one (0 for a job that is not queued)."""
+        if job.status != QUEUED:
+            return 0
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT COUNT(*) FROM jobs WHERE status = ? OR (status = ? AND (created_at < ? OR (created_at = ? AND rowid < (SELECT rowid FROM jobs WHERE id = ?))))",
+                (RUNNING, QUEUED, job.created_at, job.created_at, job.id),
+            ).fetchone()
+        return int(row[0])
+
+    def typical_seconds(self, kind: str, recent: int = 20) -> float | None:
+        """The median run time of the last `recent` finished jobs of `kind` that made a video; None before there are any."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT started_at, finished_at FROM jobs WHERE kind = ? AND status = ? AND started_at IS NOT NULL AND finished_at IS NOT NULL "
+                "ORDER BY finished_at DESC LIMIT ?",
+                (kind, DONE, recent),
+            ).fetchall()
+        seconds = sorted((datetime.fromisoformat(row[1]) - datetime.fromisoformat(row[0])).total_seconds() for row in rows)
+        return seconds[len(seconds) // 2] if seconds else None
+
     def cancel_if_queued(self, job_id: str) -> bool:
         """Cancel a job that no worker has taken (with its last event); False when one has."""
         error = "cancelled before it started"

@@ -134,6 +134,7 @@ async function submit(event) {
 function follow(job, { scroll = false } = {}) {
   current = job;
   stageText = "";
+  usually = "";
   if (stream) stream.close();
   $("job").hidden = false;
   $("job-title").textContent = job.kind === "render" ? "Rendering edited code" : job.sentence;
@@ -160,11 +161,12 @@ function follow(job, { scroll = false } = {}) {
 }
 
 let stageText = ""; // what the running job is doing now: "Writing the scene (round 2)…"
+let usually = ""; // how long a job of its kind usually takes
 
 function showStage(stage) {
   const what = stage.stage.charAt(0).toUpperCase() + stage.stage.slice(1);
   stageText = `${what}${stage.rounds ? ` (round ${stage.rounds + 1})` : ""}…`;
-  if ($("job-status").classList.contains("running")) $("job-status").textContent = stageText;
+  if ($("job-status").classList.contains("running")) $("job-status").textContent = stageText + usually;
 }
 
 const ENDED = ["done", "failed", "cancelled", "interrupted"];
@@ -199,10 +201,17 @@ function statusWords(job) {
   return `${said} ${reason}`;
 }
 
+// How long a job of this kind usually takes, from the server's recent ones: " (usually about 40 s)".
+function typical(job) {
+  return job.typical_s ? ` (usually about ${Math.max(5, Math.round(job.typical_s / 5) * 5)} s)` : "";
+}
+
 function setStatus(job) {
   const status = $("job-status");
   status.className = `status ${job.status}`;
-  status.textContent = job.status === "running" && stageText ? stageText : statusWords(job);
+  usually = job.typical_s !== undefined ? typical(job) : usually;
+  if (job.status === "queued" && job.ahead) status.textContent = `Waiting: ${job.ahead} job${job.ahead > 1 ? "s" : ""} before this one${usually}…`;
+  else status.textContent = job.status === "running" && stageText ? stageText + usually : statusWords(job) + (["queued", "running"].includes(job.status) ? usually : "");
   const ended = ENDED.includes(job.status);
   $("cancel").hidden = ended;
   $("cancel").disabled = false;
@@ -337,5 +346,10 @@ $("retry").addEventListener("click", async () => {
     showJobError(`Could not try again: ${error.message}`);
   }
 });
-loadOptions().then(loadHistory).catch((error) => showError(error.message));
-api("/api/lessons/options").then(() => ($("lesson-link").hidden = false)).catch(() => {}); // the lesson page, where this server has it
+loadOptions().then(loadHistory).then(showLessonLink).catch((error) => showError(error.message));
+
+// The lesson page's link, where this server has lessons (asked without prompting for a token again).
+async function showLessonLink() {
+  const response = await fetch("/api/lessons/options", { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  $("lesson-link").hidden = !response.ok;
+}
