@@ -409,6 +409,10 @@ def test_the_lesson_page_plans_edits_makes_and_plays_a_lesson_with_captions(tmp_
         assert cues[0] > 1 and cues[1][0] == "A circle, said my way.", "the edited line is spoken and captioned"
         driver.save_screenshot(str(tmp_path / "lesson-page.png"))
         assert (tmp_path / "lesson-page.png").stat().st_size > 10_000
+        driver.set_window_size(390, 844)  # a phone
+        width = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert width[0] <= width[1], "nothing wider than a phone's screen"
+        driver.save_screenshot(str(tmp_path / "lesson-phone.png"))
     finally:
         driver.quit()
         server.should_exit = True

@@ -434,6 +434,11 @@ def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: 
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history img"))
         driver.save_screenshot(str(tmp_path / "page.png"))
         assert (tmp_path / "page.png").stat().st_size > 10_000
+        driver.set_window_size(390, 844)  # a phone
+        width = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert width[0] <= width[1], "nothing wider than a phone's screen"
+        driver.save_screenshot(str(tmp_path / "phone.png"))
+        driver.set_window_size(1100, 1400)
         from selenium.webdriver.support.ui import Select
 
         Select(driver.find_element(By.ID, "aspect")).select_by_value("9:16")
