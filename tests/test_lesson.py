@@ -160,6 +160,13 @@ def test_espeak_speaks_a_line_even_one_that_looks_like_an_option(tmp_path: Path)
     assert len(samples) / RATE > 1.0 and np.abs(samples).max() > 0.05
 
 
+def test_maths_signs_are_said_in_words() -> None:
+    from manimgen.lesson.voice import spoken
+
+    assert spoken("So the area is πr².") == "So the area is pi r squared."
+    assert spoken("a^2 + b^2 = c^2, and x^n ≥ 0 at 90°") == "a squared + b squared = c squared, and x to the power n is at least 0 at 90 degrees"
+
+
 def test_missing_and_unknown_voices_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(UnknownChoice, match="unknown voice 'robot'; choose one of: espeak-ng, silent"):
         open_voice("robot")

@@ -25,7 +25,7 @@ from manimgen.lesson.chapters import add_chapters
 from manimgen.lesson.storyboard import STORYBOARD_FILE, Scene, Storyboard
 from manimgen.lesson.subtitles import to_srt, to_vtt
 from manimgen.lesson.timing import Cue, pace
-from manimgen.lesson.voice import RATE, SILENT_SCENE_S, Voice, read_audio, reading_seconds
+from manimgen.lesson.voice import RATE, SILENT_SCENE_S, Voice, read_audio, reading_seconds, spoken
 from manimgen.llm.base import LLM
 from manimgen.render import Renderer, RenderJob, RenderResult
 from manimgen.render.formats import deliver
@@ -159,19 +159,19 @@ def _lines(scene: Scene, here: Path, voice: Voice) -> list[tuple[str, float, np.
     record = here / "lines.json"
     kept = json.loads(record.read_text(encoding="utf-8")) if record.is_file() else {}
     fresh = kept.get("voice") == voice.name and kept.get("lines") == scene.narration
-    spoken = []
+    said = []
     for index, text in enumerate(scene.narration, 1):
         path = here / f"line-{index}.wav"
         if voice.silent:
-            spoken.append((text, reading_seconds(text), None))
+            said.append((text, reading_seconds(text), None))
             continue
         if not (fresh and path.is_file()):
-            voice.speak(text, path)
+            voice.speak(spoken(text), path)
         samples = read_audio(path)
-        spoken.append((text, len(samples) / RATE, samples))
+        said.append((text, len(samples) / RATE, samples))
     record.write_text(json.dumps({"voice": voice.name, "lines": scene.narration}), encoding="utf-8")
     if voice.silent:
-        total = sum(seconds for _, seconds, _ in spoken)
+        total = sum(seconds for _, seconds, _ in said)
         scale = min(1.0, SILENT_SCENE_S / total)
-        spoken = [(text, seconds * scale, None) for text, seconds, _ in spoken]
-    return spoken
+        said = [(text, seconds * scale, None) for text, seconds, _ in said]
+    return said

@@ -9,6 +9,7 @@ silent: each line is timed at a reading pace and shown as a subtitle.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -126,6 +127,21 @@ def read_audio(path: Path) -> np.ndarray:
     except av.FFmpegError as error:
         raise VoiceError(f"{path.name} is not audio the lesson can read ({error})") from None
     return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, np.float32)
+
+
+SPOKEN = (
+    ("^2", " squared"), ("²", " squared"), ("^3", " cubed"), ("³", " cubed"), ("π", " pi "), ("√", " the square root of "),
+    ("≈", " is about "), ("≠", " is not equal to "), ("≤", " is at most "), ("≥", " is at least "), ("°", " degrees"), ("∞", " infinity"),
+)  # fmt: skip
+POWER = re.compile(r"\^\s*(-?\w+)")
+
+
+def spoken(text: str) -> str:
+    """A line as the voice should say it: maths signs a voice misreads in words ("πr²" is "pi r squared",
+    where espeak-ng says "pi two"); the subtitle keeps the signs."""
+    for sign, words in SPOKEN:
+        text = text.replace(sign, words)
+    return " ".join(POWER.sub(r" to the power \1", text).split())
 
 
 def reading_seconds(text: str) -> float:
