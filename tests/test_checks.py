@@ -175,6 +175,11 @@ class A(Scene):
     def construct(self):
         self.play(Write(MathTex(r"x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a}")))
 """,
+    "superscript character in tex": """from manim import *
+class A(Scene):
+    def construct(self):
+        self.play(Write(MathTex(r"A = \\pi r²")))
+""",
     "formula as text": """from manim import *
 class A(Scene):
     def construct(self):
@@ -387,6 +392,12 @@ def test_a_formula_must_be_typeset_and_a_turn_must_reach_its_angle(timelines: di
     turning = "Draw a purple pentagon and rotate it by 72 degrees."
     assert statuses(turning, timelines["turned 72"]) == ["held", "held"]
     assert statuses(turning, timelines["turned 36"]) == ["held", "failed"]
+
+
+def test_a_superscript_character_tex_does_not_draw_is_no_formula(timelines: dict[str, Timeline]) -> None:
+    (verdict,) = check(extract("Write the formula A = πr²"), timelines["superscript character in tex"]).verdicts
+    assert verdict.status == "failed" and verdict.seen.endswith("(TeX draws nothing for a ² or ³ character: write ^2 or ^3)")
+    assert latex("A = πr²") == r"A = \pi r^{2}" and latex("x⁻¹") == "x^{-1}", "the builder writes what TeX draws"
 
 
 def test_a_triangle_asked_right_equilateral_or_isosceles_is_measured_at_its_corners(timelines: dict[str, Timeline]) -> None:

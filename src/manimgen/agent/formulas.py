@@ -143,9 +143,15 @@ class _Parser:
         raise NotAFormula(token)
 
 
+SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻ⁿ", "0123456789-n")
+SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻ⁿ]+")
+"""Unicode superscripts a sentence may use ("πr²", "x⁻¹"): TeX's `^`, which a font's ² would not typeset in MathTex."""
+
+
 def latex(text: str) -> str:
     """A formula as the sentence writes it (`3 × 4 = 12`, `x^2 - 9`, `F = ma`, `sqrt(x)`) as LaTeX for MathTex."""
-    converted = text.replace("∫", r"\int").replace("d/dx ", r"\frac{d}{dx} ").replace(" dx", r"\,dx").replace("×", r"\times ").replace("÷", r"\div ").replace("·", r"\cdot ").replace("±", r"\pm ").replace("π", r"\pi ")
+    converted = SUPERSCRIPTS.sub(lambda match: "^" + match[0].translate(SUPERSCRIPT_DIGITS) if len(match[0]) == 1 else "^(" + match[0].translate(SUPERSCRIPT_DIGITS) + ")", text)
+    converted = converted.replace("∫", r"\int").replace("d/dx ", r"\frac{d}{dx} ").replace(" dx", r"\,dx").replace("×", r"\times ").replace("÷", r"\div ").replace("·", r"\cdot ").replace("±", r"\pm ").replace("π", r"\pi ")
     converted = re.sub(r"\bsqrt\(([^()]*)\)", r"\\sqrt{\1}", converted)
     converted = re.sub(r"\^(\w+|\([^()]*\))", lambda match: "^{" + match[1].strip("()") + "}", converted)
     converted = re.sub(r"\b(sin|cos|tan|ln|log)\b", r"\\\1", converted)

@@ -11,6 +11,7 @@ scene is worse than none.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -305,12 +306,18 @@ def _shown_texts(snapshot: Snapshot) -> list[tuple[str, Entry]]:
     return shown
 
 
+TEX_SOURCE_CLASSES = ("MathTex", "Tex", "SingleStringMathTex")
+UNDRAWN_IN_TEX = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻ⁿ]")
+"""Unicode superscripts in TeX source: TeX draws nothing for them (`MathTex('A = \\pi r²')` shows A = πr)."""
+
+
 def _text_shown(target: str, snapshot: Snapshot, *, typeset: bool = False) -> Entry | None:
     wanted = normalise(target)
     numbers = numbers_in(target) if _numeric(target) else None
-    for text, entry in _shown_texts(snapshot):
+    for shown, entry in _shown_texts(snapshot):
         if typeset and entry.kind not in TYPESET_CLASSES:
             continue
+        text = UNDRAWN_IN_TEX.sub("", shown) if entry.kind in TEX_SOURCE_CLASSES else shown
         if numbers is not None:
             if all(number in numbers_in(text) for number in numbers):
                 return entry
@@ -348,7 +355,8 @@ def _formula(requirement: Requirement, timeline: Timeline) -> Verdict:
         if plain is not None:
             return _failed(requirement, f"{target} is written as plain text ({plain[1].label()}), not as a formula: use MathTex")
         shown = sorted({entry.text or "" for snapshot in timeline for entry in snapshot.visible() if entry.is_text})
-        return _failed(requirement, f"no formula shows {target}; the texts were: {', '.join(repr(text) for text in shown[:8]) or 'none'}")
+        undrawn = " (TeX draws nothing for a ² or ³ character: write ^2 or ^3)" if any(UNDRAWN_IN_TEX.search(text) for text in shown) else ""
+        return _failed(requirement, f"no formula shows {target}; the texts were: {', '.join(repr(text) for text in shown[:8]) or 'none'}{undrawn}")
     if requirement.other is None:
         return _held(requirement, f"{first[1].label()} at t={first[0].time:g} s")
     later = _first_showing(Timeline([snapshot for snapshot in timeline if snapshot.index > first[0].index]), requirement.other, typeset=True)

@@ -81,34 +81,59 @@ def answer_schema(scenes: int) -> str:
 
 SYSTEM = """You plan short narrated maths and science lessons made of animated scenes.
 Answer with JSON only: {"title": ..., "scenes": [{"title": ..., "narration": [...], "shows": ...}, ...]}.
-- narration: one to three short spoken sentences, said while the scene plays, plain words (say "pi r squared", not "πr²").
-- shows: ONE sentence that describes what the animation draws and how it changes, concretely: the shapes, their colours,
-  labels and formulas, numbers and positions, and what moves, grows or transforms. A person who only reads this sentence
-  must be able to draw the scene. No narration in it, no camera words.
-- Each scene shows one idea; the scenes build on each other in order, and together they answer the question: to explain
-  why something is true, show the steps of the reason (cut, move, compare, count), not only the result."""
+- narration: one to three short spoken sentences, said while the scene plays, in plain words.
+- shows: ONE concrete sentence saying what the animation draws and how it changes. Use things that can be drawn exactly,
+  with the numbers of an example, for instance:
+  "A number line from 0 to 10 with a dot that moves from 2 to 7"; "Axes from -3 to 3 with the graph of y = x^2 in blue";
+  "A right triangle with its legs labelled a and b and its hypotenuse labelled c"; "A circle divided into 8 equal parts
+  with 3 parts shaded"; "Write the formula A = πr^2"; "Solve 2x + 3 = 7 step by step"; "A bar chart of the values 3, 5
+  and 2"; "Write 1 + 2 + 3 + 4 = 10, then 4 × 5 / 2 = 10 below it".
+- Each scene shows one idea; the scenes build on each other in order and together answer the request: to explain why
+  something is true, show the steps of the reason on a small example, then the general rule. Stay on the topic asked."""
 
-EXAMPLE_TOPIC = "Explain why the angles of a triangle add up to 180 degrees.\nPlan it in 3 scenes."
-EXAMPLE = {
-    "title": "The angles of a triangle",
-    "scenes": [
+EXAMPLES = (
+    (
+        "Explain why the angles of a triangle add up to 180 degrees.\nPlan it in 3 scenes.",
         {
-            "title": "Three angles",
-            "narration": ["Every triangle has three angles.", "Let us call them a, b and c."],
-            "shows": "A white triangle is drawn, and its three angles are marked and labelled a, b and c in red, green and blue",
+            "title": "The angles of a triangle",
+            "scenes": [
+                {
+                    "title": "Three angles",
+                    "narration": ["Every triangle has three angles.", "Let us call them a, b and c."],
+                    "shows": "A triangle with its three angles labelled a, b and c",
+                },
+                {
+                    "title": "A parallel line",
+                    "narration": ["Draw a line through the top corner, parallel to the bottom side.", "Angles a and c appear again at the top, beside b."],
+                    "shows": "A triangle with angles labelled a, b and c, then a yellow line through its top corner parallel to its base",
+                },
+                {
+                    "title": "A straight line",
+                    "narration": ["Together a, b and c make a straight line.", "A straight line is 180 degrees, so a plus b plus c is 180 degrees."],
+                    "shows": "Write the formula a + b + c = 180°",
+                },
+            ],
         },
+    ),
+    (
+        "Explain what a fraction of a whole is.\nPlan it in 2 scenes.",
         {
-            "title": "A parallel line",
-            "narration": ["Draw a line through the top corner, parallel to the bottom side.", "Angles a and c appear again at the top, beside b."],
-            "shows": "A triangle with angles a, b and c, then a yellow line through its top corner parallel to its base, with copies of a and c moving up beside b",
+            "title": "Parts of a whole",
+            "scenes": [
+                {
+                    "title": "Equal parts",
+                    "narration": ["Cut a whole into four equal parts.", "Each part is one quarter."],
+                    "shows": "A circle divided into 4 equal parts with 1 part shaded",
+                },
+                {
+                    "title": "Three quarters",
+                    "narration": ["Shade three of the four parts.", "That is three quarters, written 3 over 4."],
+                    "shows": "A circle divided into 4 equal parts with 3 parts shaded, and the fraction 3/4 written below it",
+                },
+            ],
         },
-        {
-            "title": "A straight line",
-            "narration": ["Together a, b and c make a straight line.", "A straight line is 180 degrees, so a plus b plus c is 180 degrees."],
-            "shows": "The angles a, b and c side by side along a straight line, then the formula a + b + c = 180° written below",
-        },
-    ],
-}
+    ),
+)
 
 
 def write_storyboard(llm: LLM, topic: str, scenes: int, *, language: str = "en", seed: int = 0) -> Storyboard:
@@ -116,12 +141,8 @@ def write_storyboard(llm: LLM, topic: str, scenes: int, *, language: str = "en",
     if not MIN_SCENES <= scenes <= MAX_SCENES:
         raise StoryboardError(f"a lesson has {MIN_SCENES} to {MAX_SCENES} scenes; asked for {scenes}")
     tongue = "" if language == "en" else f" Write the titles and narration in the language with code '{language}'; keep `shows` in English."
-    messages = [
-        {"role": "system", "content": SYSTEM + tongue},
-        {"role": "user", "content": EXAMPLE_TOPIC},
-        {"role": "assistant", "content": json.dumps(EXAMPLE)},
-        {"role": "user", "content": f"{topic.strip()}\nPlan it in {scenes} scenes."},
-    ]
+    shots = [message for ask, answer in EXAMPLES for message in ({"role": "user", "content": ask}, {"role": "assistant", "content": json.dumps(answer)})]
+    messages = [{"role": "system", "content": SYSTEM + tongue}, *shots, {"role": "user", "content": f"{topic.strip()}\nPlan it in {scenes} scenes."}]
     sampling = Sampling(temperature=0.3, max_tokens=250 * scenes + 100, seed=seed, schema=answer_schema(scenes))
     answer = llm.chat(messages, n=1, sampling=sampling).completions[0]
     try:
