@@ -572,3 +572,15 @@ def test_what_fades_with_no_shape_named_is_the_quoted_text_before_it(timelines: 
     assert (stays.status, stays.seen) == ("failed", "'Hello, Manim' is still on screen at the end")
     anything = check(extract("Draw it, then fade out."), timelines["words that fade"]).verdicts
     assert [(verdict.status, verdict.seen) for verdict in anything] == [("held", "1 object(s) at most, 0 at the end")]
+
+
+def test_shaded_parts_are_read_however_they_are_counted() -> None:
+    for sentence, count in (
+        ("A rectangle divided into three equal parts with two of them shaded", 2),
+        ("A circle divided into 4 equal parts with 3 parts shaded", 3),
+        ("A square cut into 4 equal pieces with 2 of the pieces shaded in green", 2),
+    ):
+        shaded = [item for item in extract(sentence).requirements if item.what == "shaded part"]
+        assert [(item.count, item.kind) for item in shaded] == [(count, "object")], sentence
+        assert not [item for item in extract(sentence).requirements if item.kind == "look"], sentence
+    assert [item.colour for item in extract("A square cut into 4 equal pieces with 2 of the pieces shaded in green").requirements if item.what == "shaded part"] == ["green"]

@@ -722,7 +722,7 @@ PARTS = {"halves": 2, "thirds": 3, "quarters": 4, "fifths": 5, "sixths": 6, "eig
 
 def parts(sentence: str) -> list[Requirement]:
     """ "a rectangle divided into three equal parts with two of them shaded", "a circle cut into quarters",
-    "split into 4 equal slices with 3 of them shaded orange"."""
+    "split into 4 equal slices with 3 of them shaded orange", "… with 1 part shaded"."""
     found = []
     split = re.search(rf"\b(?:divided|split|cut)\s+into\s+(?:(?P<count>{COUNT_WORD})\s+)?(?:equal\s+)?(?P<noun>parts|pieces|slices|sectors|{'|'.join(PARTS)})\b", sentence, re.I)
     if split is None:
@@ -733,7 +733,12 @@ def parts(sentence: str) -> list[Requirement]:
     fraction = re.search(r"\bfraction\s+(\d+/\d+)\b", sentence, re.I)
     if fraction:
         found.append(Requirement(kind="formula", phrase=f"the fraction {fraction[1]} is written", text=fraction[1]))
-    shaded = re.search(rf"\b(?:with\s+)?(?P<count>{COUNT_WORD})\s+of\s+them\s+(?:shaded|coloured|colored|filled)(?:\s+(?P<colour>{COLOUR}))?", sentence, re.I)
+    shaded = re.search(
+        rf"\b(?:with\s+)?(?P<count>{COUNT_WORD})\s+(?:of\s+them|of\s+the\s+(?:parts|pieces|slices)|(?:equal\s+)?(?:parts?|pieces?|slices?|sectors?))\s+"
+        rf"(?:shaded|coloured|colored|filled)(?:\s+(?:in\s+)?(?P<colour>{COLOUR}))?",
+        sentence,
+        re.I,
+    )
     if shaded and _count(shaded["count"]):
         colour = colour_word(shaded["colour"]) if shaded["colour"] else None
         number = _count(shaded["count"])
