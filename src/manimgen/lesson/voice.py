@@ -27,6 +27,8 @@ RATE = 44100
 """Samples per second of every line as the lesson reads it, and of the lesson's audio track."""
 READING_WORDS_PER_S, MIN_LINE_S, SILENT_SCENE_S = 2.5, 1.5, 30.0
 SPEAK_TIMEOUT_S = 120
+MAX_AUDIO_BYTES = 50_000_000
+"""More than a spoken line of 300 characters could need, at any sample rate."""
 
 
 class VoiceError(RuntimeError):
@@ -86,6 +88,8 @@ class SpeechEndpoint:
             raise VoiceError(f"the speech endpoint {self.base_url} did not answer ({error}); start it or pick --voice espeak-ng") from None
         if response.status_code != 200:
             raise VoiceError(f"the speech endpoint {self.base_url} answered {response.status_code}; check its URL, voice and key")
+        if len(response.content) > MAX_AUDIO_BYTES:
+            raise VoiceError(f"the speech endpoint {self.base_url} sent {len(response.content)} bytes for one line; that is not one spoken line")
         path.write_bytes(response.content)
 
 
