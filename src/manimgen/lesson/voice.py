@@ -21,6 +21,7 @@ import av
 import httpx
 import numpy as np
 
+from manimgen.llm.openai_compat import api_key_from_env
 from manimgen.registry import Registry
 
 RATE = 44100
@@ -83,14 +84,17 @@ class SpeechEndpoint:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         body = {"model": self.model, "voice": self.voice, "input": text, "response_format": "wav"}
         try:
-            response = httpx.post(f"{self.base_url.rstrip('/')}/audio/speech", json=body, headers=headers, timeout=SPEAK_TIMEOUT_S)
+            with httpx.stream("POST", f"{self.base_url.rstrip('/')}/audio/speech", json=body, headers=headers, timeout=SPEAK_TIMEOUT_S) as response:
+                if response.status_code != 200:
+                    raise VoiceError(f"the speech endpoint {self.base_url} answered {response.status_code}; check its URL, voice and key")
+                audio = bytearray()
+                for chunk in response.iter_bytes():
+                    audio += chunk
+                    if len(audio) > MAX_AUDIO_BYTES:
+                        raise VoiceError(f"the speech endpoint {self.base_url} sent over {MAX_AUDIO_BYTES} bytes for one line; that is not one spoken line")
         except httpx.HTTPError as error:
             raise VoiceError(f"the speech endpoint {self.base_url} did not answer ({error}); start it or pick --voice espeak-ng") from None
-        if response.status_code != 200:
-            raise VoiceError(f"the speech endpoint {self.base_url} answered {response.status_code}; check its URL, voice and key")
-        if len(response.content) > MAX_AUDIO_BYTES:
-            raise VoiceError(f"the speech endpoint {self.base_url} sent {len(response.content)} bytes for one line; that is not one spoken line")
-        path.write_bytes(response.content)
+        path.write_bytes(bytes(audio))
 
 
 @dataclass
@@ -112,10 +116,11 @@ ENDPOINT_HELP = "or an OpenAI-compatible speech endpoint's URL, the voice after 
 
 
 def open_voice(spec: str, language: str = "en") -> Voice:
-    """The voice `spec` names: a registered one (`espeak-ng`, `silent`) or an endpoint URL (`http://host:port/v1#voice`)."""
+    """The voice `spec` names: a registered one (`espeak-ng`, `silent`) or an endpoint URL (`http://host:port/v1#voice`),
+    sent the key of $MANIMGEN_API_KEY or $OPENAI_API_KEY when one is set, as the model provider is."""
     if spec.startswith(("http://", "https://")):
         base, _, voice = spec.partition("#")
-        return SpeechEndpoint(base, voice or "alloy")
+        return SpeechEndpoint(base, voice or "alloy", api_key=api_key_from_env())
     return VOICES.pick(spec)(language)
 
 
