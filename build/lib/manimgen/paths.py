@@ -1,0 +1,40 @@
+"""Where manimgen keeps what it derives (renders, exported embedders) and the models it builds, and
+where it looks for the datasets it reads.
+
+`$MANIMGEN_CACHE` moves the derived files (default `~/.cache/manimgen`); the models stay in
+`~/.cache/manimgen/models` unless `$MANIMGEN_MODEL_DIR` moves them, so a run with a fresh render
+cache does not rebuild a gigabyte of weights.
+Datasets are read from a `shared/data/` folder beside the checkout (or the working directory's parent).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+CACHE_ENV = "MANIMGEN_CACHE"
+MODEL_DIR_ENV = "MANIMGEN_MODEL_DIR"
+
+
+def default_root() -> Path:
+    return Path.home() / ".cache" / "manimgen"
+
+
+def cache_root() -> Path:
+    """`$MANIMGEN_CACHE`, else ~/.cache/manimgen: renders and embedders live below it."""
+    return Path(os.environ.get(CACHE_ENV) or default_root())
+
+
+def models_dir() -> Path:
+    """`$MANIMGEN_MODEL_DIR`, else ~/.cache/manimgen/models, wherever `$MANIMGEN_CACHE` points."""
+    return Path(os.environ.get(MODEL_DIR_ENV) or default_root() / "models")
+
+
+def shared_data(name: str) -> Path | None:
+    """`shared/data/<name>` beside the working directory or the checkout, if there is one."""
+    repo_root = Path(__file__).resolve().parents[2]
+    for base in (Path.cwd(), repo_root):
+        candidate = base.parent / "shared" / "data" / name
+        if candidate.exists():
+            return candidate
+    return None
