@@ -425,3 +425,17 @@ def test_the_lesson_page_plans_edits_makes_and_plays_a_lesson_with_captions(tmp_
         server.should_exit = True
         thread.join(timeout=10)
         engine.close()
+
+
+def test_burnt_in_subtitles_are_drawn_while_their_line_is_said(tmp_path: Path) -> None:
+    from manimgen.render.frames import frames_at
+
+    board = Storyboard(title="One shape", topic="shapes", scenes=[Scene(title="A circle", narration=["Here is a blue circle."], shows="A blue circle appears")]).checked()
+    with open_renderer("fresh") as renderer:
+        plain = make_lesson(ScriptedLLM(SCENE), board, tmp_path / "plain", renderer=renderer, voice=open_voice("silent"), options=LessonOptions(strategy="vanilla", rounds=0))
+        burnt = make_lesson(ScriptedLLM(SCENE), board, tmp_path / "burnt", renderer=renderer, voice=open_voice("silent"), options=LessonOptions(strategy="vanilla", rounds=0, burn=True))
+    cue = burnt.cues[0]
+    during, after = (cue.start + cue.end) / 2, burnt.seconds - 0.05
+    bottom = lambda video, moment: frames_at(video, [moment])[0][-60:].max()  # noqa: E731 - the brightest pixel of the lowest rows
+    assert bottom(burnt.video, during) > 200 and bottom(plain.video, during) < 60, "white words on the bottom band only where burnt in"
+    assert after > cue.end and bottom(burnt.video, after) < 60, "and only while the line is said"

@@ -65,6 +65,7 @@ def run_checks() -> list[Check]:
             "make the virtual environment outside /tmp: each render gets a private /tmp, where its files cannot be seen",
         ),
         *(Check(f"part: {part}", missing_module(part) is None, PURPOSES[part], f"pip install -e '.[{part}]'", optional=True) for part in PURPOSES),
+        Check("voice: espeak-ng", shutil.which("espeak-ng") is not None, shutil.which("espeak-ng") or "missing: lessons come out silent, with subtitles", "apt-get install -y espeak-ng", optional=True),
     ]
     return checks
 
