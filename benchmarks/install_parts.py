@@ -27,13 +27,23 @@ def size_mb(folder: Path) -> float:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file() and not path.is_symlink()) / 1e6
 
 
-def install(extras: str, folder: Path) -> tuple[float, float]:
+def checkout(work: Path) -> Path:
+    """The committed tree in `work`, so building the package writes nothing into this checkout."""
+    source = work / "source"
+    shutil.rmtree(source, ignore_errors=True)
+    source.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
+    return source
+
+
+def install(source: Path, extras: str, folder: Path) -> tuple[float, float]:
     """Seconds to make the environment and install the package with `extras`, and its size in MB."""
     shutil.rmtree(folder, ignore_errors=True)
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
-    target = f"{ROOT}[{extras}]" if extras else str(ROOT)
-    subprocess.run([str(folder / "bin" / "pip"), "install", "-q", "-c", str(ROOT / "requirements.lock"), target], check=True)
+    target = f"{source}[{extras}]" if extras else str(source)
+    subprocess.run([str(folder / "bin" / "pip"), "install", "-q", "-c", str(source / "requirements.lock"), target], check=True)
     seconds = time.perf_counter() - started
     return seconds, size_mb(folder)
 
@@ -44,13 +54,14 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/install-parts"))
     args = parser.parse_args()
     rows = []
+    source = checkout(args.work)
     with Progress(console=Console(stderr=True)) as progress:
         bar = progress.add_task("installing", total=1 + len(args.parts))
-        core_s, core_mb = install("", args.work / "core")
+        core_s, core_mb = install(source, "", args.work / "core")
         progress.advance(bar)
         for part in args.parts:
             progress.update(bar, description=part)
-            seconds, megabytes = install(part, args.work / part)
+            seconds, megabytes = install(source, part, args.work / part)
             rows.append((part, seconds, megabytes))
             shutil.rmtree(args.work / part, ignore_errors=True)
             progress.advance(bar)

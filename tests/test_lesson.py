@@ -439,3 +439,17 @@ def test_burnt_in_subtitles_are_drawn_while_their_line_is_said(tmp_path: Path) -
     bottom = lambda video, moment: frames_at(video, [moment])[0][-60:].max()  # noqa: E731 - the brightest pixel of the lowest rows
     assert bottom(burnt.video, during) > 200 and bottom(plain.video, during) < 60, "white words on the bottom band only where burnt in"
     assert after > cue.end and bottom(burnt.video, after) < 60, "and only while the line is said"
+
+
+@pytest.mark.slow
+@needs_espeak
+def test_the_lesson_command_with_the_embedded_model(small_gguf: Path, tmp_path: Path) -> None:
+    """The whole command on a real model: storyboard, scenes, voice, one MP4 with audio, subtitles and chapters."""
+    result = CliRunner().invoke(app, ["lesson", "Explain what a right angle is", "--scenes", "2", "--model", "qwen2.5-coder-0.5b", "--out", str(tmp_path / "lesson")])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "lesson" / "lesson.json").read_text(encoding="utf-8"))
+    assert len(manifest["chapters"]) == 2 and manifest["cues"] and manifest["voice"] == "espeak-ng"
+    with av.open(str(tmp_path / "lesson" / "lesson.mp4")) as container:
+        assert container.streams.audio and container.streams.video
+        assert float(container.duration / av.time_base) == pytest.approx(manifest["seconds"], abs=0.2)
+    assert (tmp_path / "lesson" / "lesson.srt").read_text(encoding="utf-8").count("-->") == len(manifest["cues"])
