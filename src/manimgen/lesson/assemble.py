@@ -9,6 +9,7 @@ apart across scenes.
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -136,7 +137,7 @@ def _with_subtitle(image: np.ndarray, cues: list[Cue], moment: Fraction) -> np.n
         return image
     picture = Image.fromarray(image)
     height = picture.height
-    font = ImageFont.truetype(str(FONT), max(12, height // 24)) if FONT.is_file() else ImageFont.load_default()
+    font = _font(max(12, height // 24))
     lines = textwrap.wrap(text, width=max(20, picture.width // max(1, height // 40)))[:3]
     draw = ImageDraw.Draw(picture, "RGBA")
     line_height = int(font.size * 1.25) if hasattr(font, "size") else 14
@@ -145,6 +146,12 @@ def _with_subtitle(image: np.ndarray, cues: list[Cue], moment: Fraction) -> np.n
     for index, line in enumerate(lines):
         draw.text((picture.width / 2, top + index * line_height), line, font=font, fill="white", anchor="ma")
     return np.asarray(picture)
+
+
+@functools.lru_cache(maxsize=4)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """The subtitles' font, loaded once per size rather than for every frame a line is shown on."""
+    return ImageFont.truetype(str(FONT), size) if FONT.is_file() else ImageFont.load_default()
 
 
 def _write_audio(out: av.container.OutputContainer, stream: av.AudioStream, placed: list[tuple[int, np.ndarray]], total: int) -> None:
