@@ -326,10 +326,18 @@ def test_a_lesson_job_over_http(tmp_path: Path) -> None:
     from manimgen.serve.api import create_app
     from manimgen.serve.engine import JobEngine
 
-    engine = JobEngine(tmp_path / "jobs", llm_factory=lambda spec: ScriptedLLM(SCENE, SCENE), default_model="py:scripted:make", default_strategy="vanilla", render_workers=1).start()
+    llm = ScriptedLLM(SCENE, SCENE)
+    engine = JobEngine(tmp_path / "jobs", llm_factory=lambda spec: llm, default_model="py:scripted:make", default_strategy="vanilla", render_workers=1).start()
     server = uvicorn.Server(uvicorn.Config(create_app(engine, routers=[lesson_router(engine)]), host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
+
+    def finished(client: httpx.Client, job_id: str) -> dict:
+        deadline = time.monotonic() + 300
+        while (job := client.get(f"/api/jobs/{job_id}").json())["status"] in ("queued", "running") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        return job
+
     try:
         while not server.started:
             time.sleep(0.05)
@@ -340,9 +348,7 @@ def test_a_lesson_job_over_http(tmp_path: Path) -> None:
             created = client.post("/api/lessons", json={"storyboard": board, "voice": "silent"})
             assert created.status_code == 201 and created.json()["kind"] == "lesson"
             job_id = created.json()["id"]
-            deadline = time.monotonic() + 300
-            while (job := client.get(f"/api/jobs/{job_id}").json())["status"] in ("queued", "running") and time.monotonic() < deadline:
-                time.sleep(0.5)
+            job = finished(client, job_id)
             assert job["status"] == "done" and job["video"] == "lesson.mp4", job
             assert client.get(f"/api/jobs/{job_id}/video").headers["content-type"] == "video/mp4"
             vtt = client.get(f"/api/jobs/{job_id}/lesson/lesson.vtt")
@@ -351,6 +357,10 @@ def test_a_lesson_job_over_http(tmp_path: Path) -> None:
             assert events.count("event: scene") == 2 and "event: storyboard" in events
             assert client.get(f"/api/jobs/{job_id}/lesson/..%2Fjobs.sqlite").status_code in (404, 422)
             assert client.get(f"/api/jobs/{job_id}/lesson/scene.py").status_code == 422
+            again = client.post(f"/api/jobs/{job_id}/retry").json()["id"]
+            assert finished(client, again)["status"] == "done" and len(llm.calls) == 2, "a retried lesson keeps the scenes its earlier job made"
+            notes = client.get(f"/api/jobs/{again}/events", headers={"Accept": "text/event-stream"}).text
+            assert "scene 1 of 2: kept from the earlier job" in notes and "scene 2 of 2: kept from the earlier job" in notes
             empty = client.post("/api/lessons", json={"topic": "  "})
             assert empty.status_code == 422 and "the topic is empty" in empty.json()["detail"]
             remote = client.post("/api/lessons", json={"topic": "Fractions", "voice": "http://169.254.169.254/v1"})

@@ -32,11 +32,40 @@ class AssemblyError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Clip:
+    """A scene's video as the lesson reads it: where it is, its frame count (from its packets), rate and size."""
+
+    path: Path
+    frames: int
+    fps: Fraction
+    size: tuple[int, int]
+
+    @property
+    def seconds(self) -> float:
+        return float(self.frames / self.fps)
+
+
+def read_clip(path: Path) -> Clip:
+    """The video's frame count, rate and size, read once (nothing decoded); a file that is no video is named."""
+    try:
+        with av.open(str(path)) as container:
+            stream = container.streams.video[0]
+            fps = Fraction(stream.average_rate or stream.guessed_rate or 15)
+            size = (stream.codec_context.width, stream.codec_context.height)
+            frames = sum(1 for packet in container.demux(video=0) if packet.size)
+    except (av.FFmpegError, IndexError) as error:
+        raise AssemblyError(f"{path} is not a video the lesson can read ({error})") from None
+    if not frames:
+        raise AssemblyError(f"{path} holds no frames")
+    return Clip(path, frames, fps, size)
+
+
+@dataclass(frozen=True)
 class PacedScene:
     """One scene as the lesson plays it: its video, its runs, its lines' cues (from the scene's start) and audio."""
 
     title: str
-    video: Path
+    clip: Clip
     runs: list[Run]
     cues: list[Cue]
     audio: list[np.ndarray | None]
@@ -53,7 +82,7 @@ class Assembled:
 
 def assemble(scenes: list[PacedScene], target: Path, *, burn: bool = False) -> Assembled:
     """Write `target` (MP4: H.264 video, AAC audio) from the paced scenes; return the lesson's cues and chapters."""
-    width, height, fps = _shape(scenes[0].video)
+    (width, height), fps = scenes[0].clip.size, scenes[0].clip.fps
     cues: list[Cue] = []
     chapters: list[Cue] = []
     placed: list[tuple[int, np.ndarray]] = []
@@ -79,29 +108,6 @@ def assemble(scenes: list[PacedScene], target: Path, *, burn: bool = False) -> A
     return Assembled(cues, chapters, float(written / fps))
 
 
-def _shape(path: Path) -> tuple[int, int, Fraction]:
-    try:
-        with av.open(str(path)) as container:
-            stream = container.streams.video[0]
-            return stream.codec_context.width, stream.codec_context.height, Fraction(stream.average_rate or stream.guessed_rate or 15)
-    except (av.FFmpegError, IndexError) as error:
-        raise AssemblyError(f"{path} is not a video the lesson can read ({error})") from None
-
-
-def video_seconds(path: Path) -> float:
-    """A scene video's length as its frames count it."""
-    return _frame_total(path) / float(_shape(path)[2])
-
-
-def _frame_total(path: Path) -> int:
-    """The video's frame count from its packets (nothing decoded)."""
-    try:
-        with av.open(str(path)) as container:
-            return sum(1 for packet in container.demux(video=0) if packet.size)
-    except av.FFmpegError as error:
-        raise AssemblyError(f"{path} is not a video the lesson can read ({error})") from None
-
-
 def _frames(path: Path) -> Iterator[av.VideoFrame]:
     try:
         with av.open(str(path)) as container:
@@ -112,10 +118,7 @@ def _frames(path: Path) -> Iterator[av.VideoFrame]:
 
 def _write_scene(out: av.container.OutputContainer, stream: av.VideoStream, scene: PacedScene, cues: list[Cue], written: int, fps: Fraction, size: tuple[int, int]) -> int:
     """Write the scene's frames as its runs pace them (subtitles drawn on when `cues` are given); return the frame count so far."""
-    total = _frame_total(scene.video)
-    if not total:
-        raise AssemblyError(f"{scene.video} holds no frames")
-    for frame, count in zip(_frames(scene.video), frame_counts(scene.runs, float(fps), total)):
+    for frame, count in zip(_frames(scene.clip.path), frame_counts(scene.runs, float(fps), scene.clip.frames)):
         image = frame.to_ndarray(format="rgb24")
         if image.shape[1] != size[0] or image.shape[0] != size[1]:
             image = np.asarray(Image.fromarray(image).resize(size))

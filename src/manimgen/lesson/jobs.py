@@ -10,6 +10,8 @@ an address of the requester's choosing (the operator names an endpoint on the co
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from importlib import resources
 from typing import Any, Literal
 
@@ -19,7 +21,7 @@ from mcp.server.mcpserver import Context
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from manimgen.lesson.make import LESSON_VIDEO, MANIFEST, LessonOptions, SceneOutcome, make_lesson
-from manimgen.lesson.storyboard import MAX_SCENES, MIN_SCENES, STORYBOARD_FILE, Storyboard, StoryboardError, write_storyboard
+from manimgen.lesson.storyboard import MAX_SCENES, MIN_SCENES, STORYBOARD_FILE, Storyboard, StoryboardError, load_storyboard, write_storyboard
 from manimgen.lesson.voice import DEFAULT_VOICE, VOICES, Silent, VoiceError, open_voice
 from manimgen.render.result import DEFAULT_QUALITY
 from manimgen.serve.engine import RUNNERS, JobCancelled, JobEngine, JobError
@@ -71,9 +73,12 @@ def run_lesson(engine: JobEngine, job: Job) -> None:
     except VoiceError as error:
         engine.store.emit(job.id, "note", {"note": f"{error}; the lesson will be silent, with subtitles"})
         voice = Silent()
+    kept = _carry_over(engine, job)
     with engine.model(job.model) as llm:
         if params.get("storyboard"):
             board = Storyboard.model_validate(params["storyboard"]).checked()
+        elif kept is not None:
+            board = kept
         else:
             engine.store.emit(job.id, "stage", {"stage": "writing the storyboard", "rounds": 0})
             board = write_storyboard(llm, job.sentence, params["scenes"], language=params["language"])
@@ -81,7 +86,7 @@ def run_lesson(engine: JobEngine, job: Job) -> None:
         engine.store.emit(job.id, "stage", {"stage": f"making scene 1 of {len(board.scenes)}", "rounds": 0})
 
         def on_scene(outcome: SceneOutcome) -> None:
-            done = "title card only" if outcome.fallback else "made"
+            done = "title card only" if outcome.fallback else "made" if outcome.made else "kept from the earlier job"
             engine.store.emit(job.id, "scene", {"note": f"scene {outcome.number} of {len(board.scenes)}: {done}", "number": outcome.number, "title": outcome.title, "fallback": outcome.fallback, "error": outcome.error})
             engine.store.update(job.id, rounds=outcome.number)
             if engine.cancelling(job.id):
@@ -92,6 +97,26 @@ def run_lesson(engine: JobEngine, job: Job) -> None:
         options = LessonOptions(strategy=job.strategy, quality=job.quality, burn=bool(params.get("burn")))
         make_lesson(llm, board, engine.job_dir(job.id), renderer=engine.renderer, voice=voice, options=options, on_scene=on_scene)
     engine.end(job.id, DONE, video=LESSON_VIDEO)
+
+
+SCENE_FOLDER = re.compile(r"scene-\d{2}")
+
+
+def _carry_over(engine: JobEngine, job: Job) -> Storyboard | None:
+    """A retried lesson starts from what its earlier job made: its scene folders (kept where unchanged) and its storyboard."""
+    if job.retry_of is None:
+        return None
+    earlier, here = engine.job_dir(job.retry_of), engine.job_dir(job.id)
+    scenes = [path for path in sorted(earlier.glob("scene-*")) if SCENE_FOLDER.fullmatch(path.name) and path.is_dir() and not path.is_symlink()]
+    for path in scenes:
+        shutil.copytree(path, here / path.name, symlinks=True, dirs_exist_ok=True)
+    try:
+        board = load_storyboard(earlier / STORYBOARD_FILE) if (earlier / STORYBOARD_FILE).is_file() else None
+    except StoryboardError:
+        board = None
+    if scenes or board is not None:
+        engine.store.emit(job.id, "note", {"note": f"retrying job {job.retry_of}: its storyboard and {len(scenes)} scene folders are kept where unchanged"})
+    return board
 
 
 RUNNERS.add("lesson", run_lesson, "a topic to a narrated lesson of several scenes")

@@ -20,7 +20,7 @@ import numpy as np
 
 from manimgen.agent.checked_search import DEFAULT_STRATEGY
 from manimgen.checks.timeline import Timeline
-from manimgen.lesson.assemble import PacedScene, assemble, video_seconds
+from manimgen.lesson.assemble import PacedScene, assemble, read_clip
 from manimgen.lesson.chapters import add_chapters
 from manimgen.lesson.storyboard import STORYBOARD_FILE, Scene, Storyboard
 from manimgen.lesson.subtitles import to_srt, to_vtt
@@ -94,9 +94,9 @@ def make_lesson(
         outcome = _scene(llm, scene, number, here, renderer, options, redo=number in redo)
         lines = _lines(scene, here, voice)
         steps = json.loads((here / "steps.json").read_text(encoding="utf-8"))
-        video = here / "scene.mp4"
-        runs, cues = pace(steps, video_seconds(video), [(text, seconds) for text, seconds, _ in lines])
-        paced.append(PacedScene(scene.title, video, runs, cues, [audio for _, _, audio in lines]))
+        clip = read_clip(here / "scene.mp4")
+        runs, cues = pace(steps, clip.seconds, [(text, seconds) for text, seconds, _ in lines])
+        paced.append(PacedScene(scene.title, clip, runs, cues, [audio for _, _, audio in lines]))
         outcomes.append(outcome)
         if on_scene is not None:
             on_scene(outcome)

@@ -109,12 +109,12 @@ class JobEngine:
             self._stopping = True
             self._wake.notify_all()
         for job_id in list(self._running & self._cancelled):
-            self._end(job_id, CANCELLED, error="cancelled while running")
+            self.end(job_id, CANCELLED, error="cancelled while running")
         for thread in self._threads:
             if thread.is_alive():
                 thread.join(timeout=5)
         for job_id in list(self._running):
-            self._end(job_id, INTERRUPTED, error=INTERRUPTED_MESSAGE)
+            self.end(job_id, INTERRUPTED, error=INTERRUPTED_MESSAGE)
         self._renderer.close()
         with self._models_lock:
             for llm in self._models.values():
@@ -140,10 +140,10 @@ class JobEngine:
         """Queue a sentence (with a person's edit of its checklist, for the strategies that check one); bad input
         is refused with a JobError naming the fix. `quality` is a preset or a spec (`medium@9:16`, render/result.py)."""
         request = _checked(lambda: Request(sentence, strategy or self.default_strategy, output_spec(quality, aspect, resolution, video_format), video_format))
-        model = self._allowed((model or self.default_model).strip())
+        model = self.allowed((model or self.default_model).strip())
         edited = checklist.model_copy(update={"sentence": request.sentence}).model_dump_json() if checklist is not None else None
         job = Job(new_id(), "generate", request.sentence, model, request.strategy, request.quality, request.video_format, checklist=edited)
-        return self._queue(job)
+        return self.queue(job)
 
     def submit_render(
         self, code: str, quality: str = DEFAULT_QUALITY, sentence: str = "", video_format: str = DEFAULT_FORMAT, *, aspect: str | None = None, resolution: str | None = None
@@ -154,7 +154,7 @@ class JobEngine:
         if len(code.encode()) > MAX_CODE:
             raise JobError(f"the scene code is {len(code.encode())} bytes; keep it under {MAX_CODE}")
         spec = _checked(lambda: get_quality(output_spec(quality, aspect, resolution, video_format)).name)
-        return self._queue(Job(new_id(), "render", sentence.strip()[:MAX_SENTENCE], "-", "-", spec, FORMATS[video_format].name, code=code))
+        return self.queue(Job(new_id(), "render", sentence.strip()[:MAX_SENTENCE], "-", "-", spec, FORMATS[video_format].name, code=code))
 
     def cancel(self, job_id: str) -> Job:
         job = self._job(job_id)
@@ -169,27 +169,18 @@ class JobEngine:
         if not job.finished:
             raise JobError(f"job {job_id} is {job.status}; retry a job once it has finished")
         if job.model != "-":
-            self._allowed(job.model)
+            self.allowed(job.model)
         fresh = Job(
             new_id(), job.kind, job.sentence, job.model, job.strategy, job.quality, job.video_format, code=job.code, retry_of=job.id, checklist=job.checklist,
             params=job.params,
         )
-        return self._queue(fresh)
+        return self.queue(fresh)
 
     def job(self, job_id: str) -> Job | None:
         return self.store.get(job_id)
 
     def job_dir(self, job_id: str) -> Path:
         return self.root / "jobs" / job_id
-
-    def allowed(self, model: str) -> str:
-        """`model` when this server allows it, else a JobError naming the ones it does."""
-        return self._allowed(model)
-
-    def queue(self, job: Job) -> Job:
-        """Queue a job a runner of `RUNNERS` knows how to run (its inputs already checked)."""
-        RUNNERS.pick(job.kind)
-        return self._queue(job)
 
     def cancelling(self, job_id: str) -> bool:
         """Whether a running job was asked to stop; a runner checks it between steps and raises JobCancelled."""
@@ -199,11 +190,8 @@ class JobEngine:
     def renderer(self) -> Renderer:
         return self._renderer
 
-    def end(self, job_id: str, status: str, **values: object) -> None:
-        """Finish a job: its status, and `error`, `video` or `scene` where it has them."""
-        self._end(job_id, status, **values)
-
-    def _allowed(self, model: str) -> str:
+    def allowed(self, model: str) -> str:
+        """`model` when this server allows it, else a JobError naming the ones it does."""
         if model not in self.allowed_models:
             raise JobError(
                 f"model {quoted(model)} is not allowed on this server; choose one of: {', '.join(self.allowed_models)} "
@@ -217,7 +205,9 @@ class JobEngine:
             raise KeyError(job_id)
         return job
 
-    def _queue(self, job: Job) -> Job:
+    def queue(self, job: Job) -> Job:
+        """Queue a job a runner of `RUNNERS` knows how to run (its inputs already checked)."""
+        RUNNERS.pick(job.kind)
         self.store.add(job)
         self.store.emit(job.id, "status", {"status": job.status})
         with self._wake:
@@ -242,9 +232,9 @@ class JobEngine:
                 self.store.emit(job.id, "status", {"status": RUNNING})
                 self._run(job)
             except JobCancelled:
-                self._end(job.id, CANCELLED, error="cancelled while running")
+                self.end(job.id, CANCELLED, error="cancelled while running")
             except BaseException as error:  # whatever a job raises (SystemExit too) ends that job, never the worker
-                self._end(job.id, FAILED, error=one_line(error))
+                self.end(job.id, FAILED, error=one_line(error))
             finally:
                 self._running.discard(job.id)
                 self._cancelled.discard(job.id)
@@ -276,7 +266,8 @@ class JobEngine:
         for spec in idle[: max(0, len(self._models) - keep)]:
             self._models.pop(spec).close()
 
-    def _end(self, job_id: str, status: str, **values: object) -> None:
+    def end(self, job_id: str, status: str, **values: object) -> None:
+        """Finish a job: its status, and `error`, `video` or `scene` where it has them."""
         payload = {"status": status, **{key: value for key, value in values.items() if key in ("error", "video")}}
         self.store.finish(job_id, status, values, payload)
 

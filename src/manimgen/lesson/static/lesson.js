@@ -1,29 +1,9 @@
 "use strict";
 // The lesson page: plan the scenes (and edit them), make the lesson, follow it scene by scene, play it with captions.
 
-const $ = (id) => document.getElementById(id);
-const token = new URLSearchParams(location.search).get("token") || localStorage.getItem("manimgen-token") || "";
 let board = null; // the storyboard the person sees and edits
 let current = null;
 let stream = null;
-
-async function api(path, options = {}) {
-  const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(path, { ...options, headers });
-  const body = response.headers.get("content-type")?.includes("json") ? await response.json() : await response.text();
-  if (response.status === 401) throw new Error("This server needs the token it printed when it started: open the page with ?token=TOKEN.");
-  if (!response.ok) throw new Error(typeof body === "object" && body.detail ? detail(body.detail) : String(body));
-  return body;
-}
-
-function detail(value) {
-  return Array.isArray(value) ? value.map((item) => `${(item.loc || []).slice(-1)[0]}: ${item.msg}`).join("; ") : String(value);
-}
-
-function withToken(path) {
-  return token ? `${path}?token=${encodeURIComponent(token)}` : path;
-}
 
 function showError(message) {
   $("form-error").textContent = message;
