@@ -401,8 +401,9 @@ def test_the_page_makes_a_video_and_shows_its_rounds_and_code(served, tmp_path: 
         driver.get(base + "/")
         wait = WebDriverWait(driver, 240)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#strategy option"))
-        first = driver.find_elements(By.CSS_SELECTOR, "#strategy option")[0]
-        assert first.text == "Recommended" and "checks the video" in first.get_attribute("title") and first.get_attribute("value") == "ritl", "the default first, in words"
+        first, second = driver.find_elements(By.CSS_SELECTOR, "#strategy option")[:2]
+        assert first.text == "Recommended" and "shows the model the error" in first.get_attribute("title") and first.get_attribute("value") == "ritl", "the default first, in words"
+        assert second.text == "Asks the model once and shows what it wrote, even when it fails" and second.get_attribute("title").startswith("vanilla: one generation"), "the others in words too, the name on hover"
         driver.find_element(By.ID, "sentence").send_keys("A blue circle turns into a square")
         driver.find_element(By.CSS_SELECTOR, "#plan-panel summary").click()
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#plan li input")) == 3)

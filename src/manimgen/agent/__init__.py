@@ -16,6 +16,7 @@ from manimgen.agent.strategies import (
     get_strategy,
     register_strategy,
     run_agent,
+    strategy_words,
 )
 from manimgen.agent.trace import Round, Trace
 
@@ -38,6 +39,7 @@ __all__ = [
     "generation_messages",
     "get_strategy",
     "register_strategy",
+    "strategy_words",
     "repair_messages",
     "run_agent",
 ]

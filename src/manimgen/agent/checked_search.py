@@ -57,7 +57,11 @@ part of it for 73.4% (sample-check 46.9% and 67.2%, sample-lint 9.4% and 42.2%),
 MISSED = "The scene rendered, but the video does not show everything that was asked:"
 
 
-@register_strategy("sample-plan", summary=PLAN_SUMMARY)
+@register_strategy(
+    "sample-plan",
+    summary=PLAN_SUMMARY,
+    words="turns your sentence into a checklist and keeps the scene that meets most of it",
+)
 class CheckedSampleLoop(SampleLoop):
     """Drafts that carry the plan, renders checked against it, repairs that name the failed requirements."""
 
@@ -120,7 +124,11 @@ class CheckedSampleLoop(SampleLoop):
         return failed, others, round_.kind == BUILT_PART, round_.index
 
 
-@register_strategy("sample-check", summary=CHECK_SUMMARY)
+@register_strategy(
+    "sample-check",
+    summary=CHECK_SUMMARY,
+    words="builds the scene from tested pieces where it can, checks the video against your sentence and tries again when it misses",
+)
 class IdiomCheckedSampleLoop(CheckedSampleLoop):
     """sample-plan with the idioms scene in the system prompt and the scene builder's scene first."""
 
@@ -136,7 +144,11 @@ class IdiomCheckedSampleLoop(CheckedSampleLoop):
         return run.offer(BUILT_PART, partial) if partial is not None else super().first(run)
 
 
-@register_strategy("sample-check-examples", summary=CHECK_EXAMPLES_SUMMARY)
+@register_strategy(
+    "sample-check-examples",
+    summary=CHECK_EXAMPLES_SUMMARY,
+    words="builds the scene from tested pieces where it can, checks the video against your sentence and tries again when it misses, with two checked scenes like yours as examples",
+)
 class ExampleCheckedSampleLoop(IdiomCheckedSampleLoop):
     """sample-check with retrieved verified scenes in every draft's prompt: the lever of showing a small model
     scenes that hold their checklists for sentences like the one asked."""

@@ -52,6 +52,7 @@ class LintCheck:
         "keyword arguments that do not bind, missing methods, ManimGL-only names with their replacement); "
         "findings are fed back without rendering"
     ),
+    words="checks the code for things Manim does not have before rendering, and asks again with what is wrong",
 )
 class LintRepairLoop(LintCheck, RepairLoop):
     """RITL with a static check before every render."""
@@ -65,6 +66,7 @@ class LintRepairLoop(LintCheck, RepairLoop):
         "version with the fewest of these problems, and a repair that only trades one problem for another "
         "does not replace an earlier video"
     ),
+    words="also asks again when the video has things cut off, written over each other or too small",
 )
 class LayoutRepairLoop(RepairLoop):
     """RITL plus a layout round after each successful render, keeping the best rendered code."""
@@ -77,7 +79,11 @@ class LayoutRepairLoop(RepairLoop):
         return keep_best_render(super().run(llm, description, config, on_round))
 
 
-@register_strategy("ritl-lint-layout", summary="both checks")
+@register_strategy(
+    "ritl-lint-layout",
+    summary="both checks",
+    words="checks the code before rendering and the layout after",
+)
 class LintLayoutRepairLoop(LintCheck, LayoutRepairLoop):
     """The static check before rendering and the layout round after it."""
 
@@ -89,6 +95,7 @@ class LintLayoutRepairLoop(LintCheck, LayoutRepairLoop):
         "also carries the frames on screen when the problems first show (PNG, at most three); refuses a text-"
         "only provider"
     ),
+    words="shows a model that sees pictures the frames where the layout goes wrong (needs such a model)",
 )
 class LayoutFramesRepairLoop(LayoutRepairLoop):
     """ritl-layout whose repair prompts also show the frames where the layout problems first appear."""

@@ -59,7 +59,11 @@ SAMPLE_SUMMARY = (
 )
 
 
-@register_strategy("ritl-lint-fix", summary=LINT_FIX_SUMMARY)
+@register_strategy(
+    "ritl-lint-fix",
+    summary=LINT_FIX_SUMMARY,
+    words="corrects common code mistakes by itself before asking the model again",
+)
 class LintFixLoop(MechanicalRepair, LintCheck, RepairLoop):
     """Repair once; when the model echoes or its repair fails, draw a new draft instead of insisting."""
 
@@ -70,7 +74,11 @@ class LintFixLoop(MechanicalRepair, LintCheck, RepairLoop):
         return super().follow_up(run, previous)
 
 
-@register_strategy("sample-lint", summary=SAMPLE_SUMMARY)
+@register_strategy(
+    "sample-lint",
+    summary=SAMPLE_SUMMARY,
+    words="writes several scenes and keeps the first that renders cleanly",
+)
 class SampleLoop(MechanicalRepair, LintCheck, RepairLoop):
     """Resample instead of repairing; the lint is the free verifier, the layout and sentence checks the judge."""
 
@@ -101,7 +109,11 @@ JUDGE_SUMMARY = (
 )
 
 
-@register_strategy("sample-judge", summary=JUDGE_SUMMARY)
+@register_strategy(
+    "sample-judge",
+    summary=JUDGE_SUMMARY,
+    words="writes several scenes and also rejects piled-up objects and formulas written as plain text",
+)
 class JudgedSampleLoop(SampleLoop):
     """sample-lint with the drawn-content checks (judge.drawn_problems) in its verdict and its choice."""
 
@@ -114,7 +126,11 @@ EXAMPLES_SUMMARY = (
 )
 
 
-@register_strategy("sample-lint-examples", summary=EXAMPLES_SUMMARY)
+@register_strategy(
+    "sample-lint-examples",
+    summary=EXAMPLES_SUMMARY,
+    words="writes several scenes, each after seeing two working example scenes like yours",
+)
 class ExampleSampleLoop(SampleLoop):
     """sample-lint with retrieved examples in every draft's prompt (agent/examples.py)."""
 

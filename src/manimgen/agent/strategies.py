@@ -15,7 +15,7 @@ feedback and rounds are left, ask again with a fresh repair prompt. Strategies d
 
 A new strategy subclasses `RepairLoop` (or `DocRepairLoop`), overrides a hook and registers itself:
 
-    @register_strategy("ritl-lint", summary="RITL with a static check before every render")
+    @register_strategy("ritl-lint", summary="RITL with a static check before every render", words="checks the code first")
     class LintRepairLoop(RepairLoop):
         def before_render(self, run, code):
             findings = lint(code)
@@ -87,6 +87,7 @@ class AgentConfig:
 
 class Strategy(Protocol):
     name: str
+    words: str
 
     def run(self, llm: LLM, description: str, config: AgentConfig, on_round: OnRound | None = None) -> Trace: ...
 
@@ -189,16 +190,23 @@ STRATEGIES: Registry[type[Strategy]] = Registry("strategy")
 S = TypeVar("S", bound=type)
 
 
-def register_strategy(name: str, *, summary: str) -> Callable[[S], S]:
+def register_strategy(name: str, *, summary: str, words: str = "") -> Callable[[S], S]:
     """Class decorator: make a strategy available by `name` (to `run_agent`, the CLI and the bench);
-    `summary` says what it does for users, in the CLI's help and docs/generation.md's table."""
+    `summary` says what it does for researchers, in the CLI's help and docs/generation.md's table;
+    `words` says it for a teacher, in the page's menu (the summary where there are none)."""
 
     def decorate(cls: S) -> S:
         cls.name = name
+        cls.words = words or summary
         STRATEGIES.add(name, cls, summary)
         return cls
 
     return decorate
+
+
+def strategy_words() -> dict[str, str]:
+    """Every strategy with what it does in a teacher's words, in the registry's order."""
+    return {name: cls.words for name, cls in STRATEGIES.items()}
 
 
 def get_strategy(name: str) -> Strategy:
@@ -211,6 +219,7 @@ def get_strategy(name: str) -> Strategy:
     summary=(
         "render; on failure a fresh prompt with the code and the last 10 error lines; at most K = 3 repairs"
     ),
+    words="when the scene fails to render, shows the model the error and asks again (up to three times)",
 )
 class RepairLoop:
     """RITL, renderer in the loop: render; on failure a fresh repair prompt; stop at the first success.
@@ -290,7 +299,11 @@ class RepairLoop:
             return run.finish(self.name, STOP_MAX_ROUNDS)
 
 
-@register_strategy("vanilla", summary="one generation, rendered once")
+@register_strategy(
+    "vanilla",
+    summary="one generation, rendered once",
+    words="asks the model once and shows what it wrote, even when it fails",
+)
 class Vanilla(RepairLoop):
     """One generation, rendered once; nothing is fed back."""
 
@@ -305,6 +318,7 @@ class Vanilla(RepairLoop):
         "docstrings from the installed manim, examples cut out; unknown names flagged as likely inventions), "
         "and fresh docs in every repair"
     ),
+    words="like the error repair, and also shows the model Manim's own documentation of what it used",
 )
 class DocRepairLoop(RepairLoop):
     """RITL-DOC: RITL plus manim's API documentation of the names the code calls.

@@ -37,7 +37,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from manimgen.agent import STRATEGIES
+from manimgen.agent import STRATEGIES, strategy_words
 from manimgen.checks import Checklist, checklist_for
 from manimgen.render.formats import DEFAULT_FORMAT, FORMATS, media_type
 from manimgen.render.result import ASPECTS, DEFAULT_QUALITY, QUALITIES
@@ -220,6 +220,7 @@ def create_app(engine: JobEngine, *, token: str | None = None, routers: Sequence
             "models": engine.allowed_models,
             "default_model": engine.default_model,
             "strategies": STRATEGIES.summaries(),
+            "strategy_words": strategy_words(),
             "default_strategy": engine.default_strategy,
             "qualities": list(QUALITIES),
             "aspects": ASPECTS,

@@ -23,7 +23,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from manimgen.agent import STRATEGIES
+from manimgen.agent import STRATEGIES, strategy_words
 from manimgen.agent.autofix import autofix
 from manimgen.agent.lint import lint
 from manimgen.checks import Checklist, checklist_for
@@ -95,8 +95,8 @@ def create_mcp_server(engine: JobEngine) -> MCPServer:
 
     @server.tool()
     def list_strategies() -> dict[str, Any]:
-        """Agent strategies with what each does, and the default."""
-        return {"strategies": STRATEGIES.summaries(), "default": engine.default_strategy}
+        """Agent strategies with what each does (for a researcher, and in plain words), and the default."""
+        return {"strategies": STRATEGIES.summaries(), "in_words": strategy_words(), "default": engine.default_strategy}
 
     return server
 

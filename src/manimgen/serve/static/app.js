@@ -18,15 +18,16 @@ function fillDescribed(select, described, chosen) {
   }));
 }
 
-// The default first, in words a teacher reads; the others, for comparing, under their names with what they do on hover.
-function fillStrategies(described, chosen) {
+// The default first as "Recommended", then the others for comparing: each in a teacher's words, its name and the researcher's summary on hover.
+function fillStrategies(described, words, chosen) {
+  const said = (name) => words[name] ? words[name][0].toUpperCase() + words[name].slice(1) : name;
   const recommended = new Option("Recommended", chosen, true, true);
-  recommended.title = "Builds the scene from tested blocks where it can, then checks the video against your sentence and tries again when it misses";
+  recommended.title = `${said(chosen)} (${chosen})`;
   const others = document.createElement("optgroup");
-  others.label = "Other strategies, for comparing";
-  others.append(...Object.entries(described).filter(([name]) => name !== chosen).map(([name, words]) => {
-    const option = new Option(name, name);
-    option.title = words;
+  others.label = "Other ways, for comparing";
+  others.append(...Object.entries(described).filter(([name]) => name !== chosen).map(([name, summary]) => {
+    const option = new Option(said(name), name);
+    option.title = `${name}: ${summary}`;
     return option;
   }));
   $("strategy").replaceChildren(recommended, others);
@@ -35,7 +36,7 @@ function fillStrategies(described, chosen) {
 async function loadOptions() {
   const options = await api("/api/options");
   fill($("model"), options.models.includes(options.default_model) ? options.models : [options.default_model, ...options.models], options.default_model);
-  fillStrategies(options.strategies, options.default_strategy);
+  fillStrategies(options.strategies, options.strategy_words || {}, options.default_strategy);
   fill($("quality"), options.qualities, "low");
   fillDescribed($("aspect"), options.aspects, Object.keys(options.aspects)[0]);
   fill($("format"), Object.keys(options.formats), Object.keys(options.formats)[0]);
