@@ -2,6 +2,7 @@
 # Set up manimgen on Debian 12 as root: system packages, a .venv, the Python packages, the embedded model.
 #   bash scripts/setup.sh          everything, with the default 1.5B model
 #   bash scripts/setup.sh --test   what the test suite needs (the 0.5B model only)
+#   LOCK=requirements-manim-0.19.lock bash scripts/setup.sh   the same with the paper's Manim (0.19.0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,6 @@ python=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip
 # llama-cpp-python compiles from source: a portable build, not one tied to this CPU.
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF}"
-# Exact versions from requirements.lock (scripts/lock.sh writes it from pyproject.toml's ranges).
-.venv/bin/python -m pip install -q -c requirements.lock -e ".[${extras}]"
+# Exact versions from requirements.lock (the newest Manim) or $LOCK (scripts/lock.sh writes it from pyproject.toml's ranges).
+.venv/bin/python -m pip install -q -c "${LOCK:-requirements.lock}" -e ".[${extras}]"
 .venv/bin/manimgen doctor || true

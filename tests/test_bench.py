@@ -8,6 +8,7 @@ scripted model through a `py:MODULE:FUNCTION` spec.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import re
@@ -128,7 +129,7 @@ def test_grid_outcomes_are_stored(grid: tuple[Path, ScriptedLLM]) -> None:
     assert all(task.reference_status == "ok" and (run_dir / task.reference_media).is_file() for task in tasks.values())
     assert sorted(tasks) == sorted(TASKS) and len(list((run_dir / "media" / "references").iterdir())) == 2
     assert (sessions[0].status, sessions[0].planned) == ("finished", 4)
-    assert sessions[0].versions["manim"] == "0.19.0"
+    assert sessions[0].versions["manim"] == importlib.metadata.version("manim")
     with sqlite3.connect(run_dir / "results.sqlite") as connection:
         connection.row_factory = sqlite3.Row
         for row in connection.execute("SELECT * FROM samples"):
