@@ -13,7 +13,7 @@ batch: a proposal it would have sampled anyway is kept for the price of that bat
 
 For each task, in turn so that load on the machine falls on all three: the first draft (seed 0) and a
 repair of it (its code and a render error), each answered with the model's state forgotten first,
-by three models in one process. Printed: seconds per call, answer tokens per second, and how many
+by three models in one process. Printed: seconds per call, tokens (prompt and answer) per second, and how many
 answers are the same as writing alone (a checked batch rounds differently from one token at a time,
 so an answer may differ by a token; it is the same model's distribution).
 """
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from collections import defaultdict
 from typing import Any
 
@@ -33,9 +32,10 @@ from rich.table import Table
 from manimgen.agent.extract import extract_code
 from manimgen.agent.prompts import generation_messages, repair_messages
 from manimgen.data import load_tasks
-from manimgen.llm import Message
 from manimgen.llm.llamacpp import PROMPT_CHUNK, available_cores
 from manimgen.llm.models import ensure_gguf
+
+from prompt_reuse import forgetful_chat
 
 ERROR = "NameError: name 'ShowCreation' is not defined"
 WAYS = ("alone", "lookup", "0.5b")
@@ -70,14 +70,6 @@ def small_model_draft(path: str, tokens: int, cores: int) -> Any:
     return SmallModelDraft()
 
 
-def call(llama: Any, messages: list[Message], seed: int, max_tokens: int) -> tuple[str, int, float]:
-    """One call with the model's state forgotten first: (answer, answer tokens, seconds)."""
-    started = time.perf_counter()
-    llama.reset()
-    response = llama.create_chat_completion(messages=list(messages), temperature=0.2, top_p=0.95, max_tokens=max_tokens, seed=seed)
-    return response["choices"][0]["message"]["content"], response["usage"]["completion_tokens"], time.perf_counter() - started
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tasks", type=int, default=4)
@@ -85,12 +77,12 @@ def main() -> None:
     parser.add_argument("--draft-tokens", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=512)
     args = parser.parse_args()
-    # logits_all: llama-cpp-python 0.3.36 sizes its score table by the argument, not by the draft model's need
     from llama_cpp import Llama
     from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
 
     big, small, cores = str(ensure_gguf("qwen2.5-coder-1.5b")), str(ensure_gguf("qwen2.5-coder-0.5b")), available_cores()
     common = {"model_path": big, "n_ctx": 4096, "n_batch": PROMPT_CHUNK, "n_threads": cores, "n_threads_batch": cores, "verbose": False}
+    # logits_all with a draft model: llama-cpp-python 0.3.36 sizes its score table by the argument, not by the draft model's need
     models = {
         "alone": Llama(**common),
         "lookup": Llama(**common, logits_all=True, draft_model=LlamaPromptLookupDecoding(max_ngram_size=2, num_pred_tokens=10)),
@@ -105,14 +97,14 @@ def main() -> None:
         first = generation_messages(task.description)
         answers: dict[str, str] = {}
         for way in WAYS:
-            answers[way], tokens, spent = call(models[way], first, 0, args.max_tokens)
+            answers[way], tokens, spent = forgetful_chat(models[way], first, 0, args.max_tokens)
             seconds[(way, "first draft")].append(spent)
             rates[(way, "first draft")].append(tokens / spent)
         code = extract_code(answers["alone"]) or answers["alone"]
         repair = repair_messages(task.description, code, ERROR)
         repaired: dict[str, str] = {}
         for way in WAYS:
-            repaired[way], tokens, spent = call(models[way], repair, 0, args.max_tokens)
+            repaired[way], tokens, spent = forgetful_chat(models[way], repair, 0, args.max_tokens)
             seconds[(way, "repair")].append(spent)
             rates[(way, "repair")].append(tokens / spent)
         for way in WAYS:
@@ -120,7 +112,7 @@ def main() -> None:
             same[(way, "repair")] += repaired[way] == repaired["alone"]
         console.print(f"task {number}/{len(tasks)} {task.id}: " + ", ".join(f"{way} {seconds[(way, 'first draft')][-1]:.1f}+{seconds[(way, 'repair')][-1]:.1f} s" for way in WAYS))
     table = Table(title=f"{len(tasks)} {args.split} tasks, {cores} cores, answers of at most {args.max_tokens} tokens")
-    for column in ("call", "way", "median s", "answer tokens/s", "vs alone (s)", "answers as alone"):
+    for column in ("call", "way", "median s", "tokens/s (prompt + answer)", "vs alone (s)", "answers as alone"):
         table.add_column(column)
     for round_name in ("first draft", "repair"):
         alone = statistics.median(seconds[("alone", round_name)])
