@@ -529,6 +529,68 @@ def test_generate_writes_the_code_beside_the_video_renders_the_asked_quality_and
     assert neither.exit_code == 2 and "give one sentence, or --batch FILE" in neither.output
 
 
+def test_generate_hands_its_sentence_to_a_running_server_and_fetches_the_files(served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from manimgen.cli import app
+
+    good = format_target(GOOD)
+    engine = JobEngine(tmp_path / "api", llm_factory=lambda spec: scripted("no code here", good), render_workers=1).start()
+    base = served(engine, token="s3cret")
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    asked = ["generate", "A blue circle", "--server", base, "--strategy", "ritl", "--quality", "preview", "--format", "webm", "--out", "made/circle", "--trace", "made/trace.json"]
+    made = runner.invoke(app, asked, env={"COLUMNS": "200", "MANIMGEN_TOKEN": "s3cret"})
+    assert made.exit_code == 0, made.output
+    assert "strategy ritl" in made.output and "round 1 generate" in made.output and "no code" in made.output
+    assert "round 2 repair" in made.output and "ok 2 rounds" in made.output
+    assert (tmp_path / "made/circle.py").read_text() == GOOD
+    with av.open(str(tmp_path / "made/circle.webm")) as container:
+        stream = container.streams.video[0]
+        assert (stream.codec_context.name, stream.width, stream.height) == ("vp9", 320, 180)
+    assert len(json.loads((tmp_path / "made/trace.json").read_text())["rounds"]) == 2
+    assert [job.model for job in engine.store.recent(5)] == [engine.default_model], "the server's model, loaded there"
+    no_token = runner.invoke(app, asked, env={"COLUMNS": "200", "MANIMGEN_TOKEN": ""})
+    assert no_token.exit_code == 2 and "the server needs its token: give --token or set $MANIMGEN_TOKEN" in no_token.output
+    refused = runner.invoke(app, [*asked[:4], "--strategy", "nonesuch", "--token", "s3cret"], env={"COLUMNS": "200"})
+    assert refused.exit_code == 2 and "the server refused: unknown strategy 'nonesuch'" in refused.output
+    away = runner.invoke(app, ["generate", "A blue circle", "--server", f"http://127.0.0.1:{free_port()}"], env={"COLUMNS": "200"})
+    assert away.exit_code == 2 and "cannot reach the server at http://127.0.0.1:" in away.output and "start one with `manimgen serve`" in away.output
+    scheme = runner.invoke(app, ["generate", "A blue circle", "--server", "127.0.0.1:8000"], env={"COLUMNS": "200"})
+    assert scheme.exit_code == 2 and "must start with http:// or https://" in scheme.output
+    batch = runner.invoke(app, ["generate", "--batch", "made/circle.py", "--server", base], env={"COLUMNS": "200"})
+    assert batch.exit_code == 2 and "--server takes one sentence" in batch.output
+
+
+def test_the_server_client_names_the_files_and_refuses_odd_answers(tmp_path: Path) -> None:
+    """A server's answers are data: the file is named here, its suffix one of the known formats, its size capped."""
+    from manimgen.serve import client
+
+    def answering(job: dict, body: bytes = b"video") -> httpx.Client:
+        def handle(request: httpx.Request) -> httpx.Response:
+            if request.url.path.endswith(("/video", "/code")):
+                return httpx.Response(200, content=body)
+            return httpx.Response(200, json=job)
+
+        return httpx.Client(transport=httpx.MockTransport(handle), base_url="http://server")
+
+    with answering({"id": "abc", "video": "../../outside.mp4"}) as session:
+        assert client.fetch(session, "abc", "video", tmp_path / "here") == tmp_path / "here.mp4"
+    assert (tmp_path / "here.mp4").read_bytes() == b"video" and not (tmp_path.parent / "outside.mp4").exists()
+    with answering({"id": "abc", "video": "scene.sh"}) as session, pytest.raises(client.ServerError, match=r"not one of the known formats \(\.sh\)"):
+        client.fetch(session, "abc", "video", tmp_path / "odd")
+    assert not list(tmp_path.glob("odd*"))
+    with answering({"id": "abc", "video": "scene.gif"}, b"x" * 64) as session, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(client, "MAX_DOWNLOAD", 16)
+        with pytest.raises(client.ServerError, match="over 0 MiB; not kept"):
+            client.fetch(session, "abc", "video", tmp_path / "big")
+    assert not (tmp_path / "big.gif").exists()
+    with answering(["not", "a", "job"]) as session, pytest.raises(client.ServerError, match="is not a job; is http://server a manimgen server"):  # type: ignore[arg-type]
+        client.submit(session, {"sentence": "A blue circle"})
+    with answering({"id": "../etc"}) as session, pytest.raises(client.ServerError, match="without a usable id"):
+        client.submit(session, {"sentence": "A blue circle"})
+
+
 def test_the_serve_command_off_loopback_makes_a_token_and_says_so(tmp_path: Path) -> None:
     port = free_port()
     command = [sys.executable, "-m", "manimgen.cli", "serve", "--host", "0.0.0.0", "--port", str(port), "--root", str(tmp_path / "serve")]

@@ -17,6 +17,7 @@ from rich.text import Text
 from manimgen.agent.checked_search import DEFAULT_STRATEGY
 from manimgen.cli.app import AspectOption, FormatOption, ResolutionOption, app, console, fail, literal, output_settings
 from manimgen.cli.choices import model_help, strategy_help
+from manimgen.cli.serve_commands import TOKEN_ENV
 from manimgen.llm.base import Sampling
 from manimgen.render.formats import FORMATS, DEFAULT_FORMAT
 from manimgen.render.result import DEFAULT_QUALITY
@@ -90,6 +91,8 @@ def generate(
     trace: Annotated[Optional[Path], typer.Option(help="also write the run's trace (every prompt, answer, render) as JSON here")] = None,
     batch: Annotated[Optional[Path], typer.Option(help="a file of sentences (one per line, or JSON Lines): one video each into --out, resumable")] = None,
     checklist: Annotated[Optional[Path], typer.Option(help="an edited checklist (`manimgen check SENTENCE --json` prints one) for the strategies that check one")] = None,
+    server: Annotated[Optional[str], typer.Option(help="hand the sentence to a running `manimgen serve` at this URL (its model stays loaded between calls; its rounds, sampling and token limit apply)")] = None,
+    token: Annotated[Optional[str], typer.Option(envvar=TOKEN_ENV, help=f"the --server's token (default: ${TOKEN_ENV})")] = None,
 ) -> None:
     """Turn a sentence into a Manim scene with an LLM, render it, and print where the video and its code are."""
     from manimgen.render import open_renderer
@@ -100,6 +103,13 @@ def generate(
     spec = output_settings(quality, aspect, resolution, video_format)
     sentences = _sentences(batch) if batch is not None else [sentence or ""]
     plan = _checklist(checklist) if checklist is not None else None
+    if server is not None:
+        if batch is not None:
+            fail("--server takes one sentence; a --batch already keeps one model loaded for all of its sentences")
+        remote = {"sentence": sentences[0], "model": model, "strategy": strategy, "quality": quality, "aspect": aspect,
+                  "resolution": resolution, "format": video_format, "checklist": plan.model_dump(mode="json") if plan else None}  # fmt: skip
+        _run_remote(server, token, remote, out, trace)
+        return
     try:
         requests = [Request(text, strategy, spec, video_format, rounds, temperature, max_tokens, seed, checklist=plan) for text in sentences]
     except RequestError as error:
@@ -147,8 +157,8 @@ def _show_checks(checks: dict[str, Any]) -> None:
     marks = {"held": ("✓", "green"), "failed": ("✗", "red"), "unverifiable": ("?", "yellow")}
     console.print(Text(f"checklist: {summary(checks['held'], checks['failed'], checks['unverifiable'])}"))
     for verdict in checks["verdicts"]:
-        mark, colour = marks.get(verdict["status"], ("?", "yellow"))
-        seen = f" — {verdict['seen']}" if verdict["status"] != "held" else ""
+        mark, colour = marks.get(verdict.get("status"), ("?", "yellow"))
+        seen = f" — {verdict.get('seen')}" if verdict.get("status") != "held" else ""
         console.print(Text.assemble("  ", (mark, colour), " ", literal(f"{verdict['phrase']}{seen}")))
 
 
@@ -195,6 +205,66 @@ def _run_one(llm: LLM, renderer: Renderer, request: Request, out: Path | None, t
         count = f"{len(problems)} layout problem{'s' if len(problems) > 1 else ''}"
         console.print(Text.assemble((f"check the video: {count}", "yellow"), "; the first: ", literal(problems[0].message)))
     console.print(Text(f"{product.video}\n{product.code}"), soft_wrap=True)
+
+
+def _run_remote(url: str, token: str | None, request: dict[str, Any], out: Path | None, trace: Path | None) -> None:
+    """The sentence as a job of the server at `url`: its rounds shown as they end, its files fetched here."""
+    from manimgen.serve import client
+    from manimgen.serve.produce import slug
+
+    target = (out or DEFAULT_OUT_DIR / slug(request["sentence"])).with_suffix("")
+    started = time.monotonic()
+    try:
+        with client.connect(url, token) as session:
+            job = client.submit(session, request)
+            console.print(Text(f"job {job['id']} on {url}: model {job.get('model')}, strategy {job.get('strategy')}"), soft_wrap=True)
+            try:
+                with console.status("queued …") as status:
+                    finished = client.follow(session, job["id"], lambda kind, payload: _show_event(kind, payload, status))
+            except KeyboardInterrupt:
+                client.cancel(session, job["id"])
+                console.print("cancelled on the server")
+                raise typer.Exit(code=130) from None
+            record = client.trace(session, job["id"])
+            if trace is not None and record is not None:
+                trace.parent.mkdir(parents=True, exist_ok=True)
+                trace.write_text(json.dumps(record, indent=2), encoding="utf-8")
+            code = client.fetch(session, job["id"], "code", target.with_suffix(".py")) if finished.get("scene") else None
+            video = client.fetch(session, job["id"], "video", target) if finished.get("video") else None
+    except client.ServerError as error:
+        fail(str(error))
+    summary = f"{finished.get('rounds')} rounds, {time.monotonic() - started:.1f} s"
+    checks = (record or {}).get("checks")
+    if _readable_checks(checks):
+        _show_checks(checks)
+    if finished.get("status") != "done" or video is None:
+        console.print(Text.assemble((str(finished.get("status")), "red"), " (", literal(str(finished.get("error") or "no video")), f"); {summary}"))
+        if code is not None:
+            console.print(Text(f"the last code: {code}"), soft_wrap=True)
+        raise typer.Exit(code=1)
+    console.print(Text.assemble(("ok", "green"), f" {summary}"))
+    console.print(Text(f"{video}\n{code}"), soft_wrap=True)
+
+
+def _show_event(kind: str, payload: dict[str, Any], status: Any) -> None:
+    """A server's event as `generate` shows its own: a line per round, the stage in the spinner."""
+    if kind in ("status", "stage"):
+        status.update(f"{literal(str(payload.get(kind)), max_lines=1)} …")
+    elif kind == "round":
+        index = payload.get("index")
+        head = f"round {index + 1 if isinstance(index, int) else '?'} {payload.get('kind')}  {payload.get('seconds')} s  {payload.get('status')}"
+        line = Text(head, style="green" if payload.get("rendered") else "red")
+        if payload.get("error"):
+            line.append_text(Text.assemble("  ", literal(str(payload["error"]), max_lines=1), style="dim"))
+        console.print(line)
+
+
+def _readable_checks(checks: object) -> bool:
+    """Whether a server's `checks` has the shape `_show_checks` reads."""
+    if not isinstance(checks, dict) or not isinstance(checks.get("verdicts"), list):
+        return False
+    counts = all(isinstance(checks.get(key), int) for key in ("held", "failed", "unverifiable"))
+    return counts and all(isinstance(verdict, dict) and isinstance(verdict.get("phrase"), str) for verdict in checks["verdicts"])
 
 
 def _run_batch(llm: LLM, renderer: Renderer, requests: list[Request], folder: Path) -> None:
