@@ -1,9 +1,10 @@
 """Example scenes to show a model: working scenes for the sentences nearest the one asked.
 
 Two banks. The verified bank (`verified_bank`) is the scene builder's scenes of this project's development
-sentences that held their whole checklist when rendered (scripts/verified_examples.py writes it beside this
-module): this project's own code for its own sentences, so licence-clean, and measured against ManimBench's
-test split with the cut below before it is kept. The default bank (`example_bank`) is described next.
+sentences that held their whole checklist when rendered, and the scenes written by hand for development
+sentences no block covers (`sentences/scenes/`), kept when they render with a clean layout
+(scripts/verified_examples.py writes it beside this module): this project's own code for its own sentences,
+so licence-clean, and measured against ManimBench's test split with the cut below before it is kept. The default bank (`example_bank`) is described next.
 
 The bank is licence-clean data that is not the benchmark's answer: by default generative-manim's
 Claude-written prompt/code pairs (Apache-2.0) after its first 50, which are the outside-ManimBench
@@ -79,7 +80,7 @@ VERIFIED_FILE = Path(__file__).with_name("verified_examples.jsonl")
 
 @functools.cache
 def verified_bank() -> ExampleBank:
-    """The builder's verified scenes of the development sentences, read and embedded once."""
+    """The verified scenes of the development sentences (built and written), read and embedded once."""
     if not VERIFIED_FILE.is_file():
         raise ExamplesUnavailable(f"no verified example scenes at {VERIFIED_FILE}: run scripts/verified_examples.py")
     return ExampleBank(read_examples(VERIFIED_FILE))
