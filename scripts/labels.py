@@ -1,11 +1,12 @@
 """Label a study's videos by looking, blind to the strategy, and tabulate the labels against the checker.
 
-    .venv/bin/python scripts/labels.py sheets runs/NAME --out DIR [--per-sheet 6] [--frames 6]
+    .venv/bin/python scripts/labels.py sheets runs/NAME --out DIR [--per-sheet 6] [--frames 6] [--tasks ID,ID]
     .venv/bin/python scripts/labels.py table runs/NAME --labels LABELS.jsonl [--key DIR/key.json]
 
 `sheets` writes contact sheets of every rendered sample, shuffled (a fixed seed) and named only by an
 opaque key, each row the sentence and frames across the whole video, plus `key.json` (key -> task and
-strategy), kept apart from whoever labels. A person writes one JSON line per key:
+strategy), kept apart from whoever labels. `--tasks` makes sheets of those tasks' videos only (the videos
+that changed since a measurement whose labels the others keep). A person writes one JSON line per key:
 {"key": "k017", "label": "shows" | "partly" | "not", "reason": "..."}. `table` joins the labels to the
 store: per strategy the share of sentences whose video shows / partly shows / does not show what was
 asked (a sentence without a video counts as not shown), RSR, requirements held, all held, whole
@@ -38,10 +39,10 @@ LABELS = ("shows", "partly", "not")
 SEED = 20261205
 
 
-def sheets(run_dir: Path, out: Path, per_sheet: int, frames: int) -> None:
+def sheets(run_dir: Path, out: Path, per_sheet: int, frames: int, only: set[str] | None = None) -> None:
     with Store.open_existing(run_dir) as store:
         tasks = store.tasks()
-        samples = [sample for sample in store.samples() if sample.media_path]
+        samples = [sample for sample in store.samples() if sample.media_path and (only is None or sample.task_id in only)]
     random.Random(SEED).shuffle(samples)
     out.mkdir(parents=True, exist_ok=True)
     key = {f"k{index:03d}": {"task": sample.task_id, "strategy": sample.strategy} for index, sample in enumerate(samples)}
@@ -130,6 +131,7 @@ def main() -> None:
     make.add_argument("--out", type=Path, required=True)
     make.add_argument("--per-sheet", type=int, default=6)
     make.add_argument("--frames", type=int, default=6)
+    make.add_argument("--tasks", help="comma-separated task ids: sheets of their videos only")
     tabulate = commands.add_parser("table")
     tabulate.add_argument("run_dir", type=Path)
     tabulate.add_argument("--labels", type=Path, required=True)
@@ -137,7 +139,7 @@ def main() -> None:
     tabulate.add_argument("--tasks-file", type=Path, help="the sentences, for a run imported without them (bench import)")
     args = parser.parse_args()
     if args.command == "sheets":
-        sheets(args.run_dir, args.out, args.per_sheet, args.frames)
+        sheets(args.run_dir, args.out, args.per_sheet, args.frames, set(args.tasks.split(",")) if args.tasks else None)
     else:
         table(args.run_dir, args.labels, args.key or args.labels.parent / "key.json", args.tasks_file)
 

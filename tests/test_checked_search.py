@@ -4,6 +4,7 @@ that name the failed requirements; control flow with a scripted model, real rend
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from counting_renderer import CountingRenderer
@@ -17,6 +18,7 @@ from manimgen.checks import Checklist, Requirement
 from manimgen.llm.scripted import ScriptedLLM
 from manimgen.render import render
 
+ROOT = Path(__file__).resolve().parents[1]
 SENTENCE = "Show a number line from 0 to 10 and move a red dot from 2 to 7, slowly."
 """The builder would make this scene without the word it does not read (slowly): the model writes it here."""
 HEAD = "from manim import *\n\n\nclass Move(Scene):\n    def construct(self):\n"
@@ -116,6 +118,8 @@ def test_the_verified_bank_holds_scenes_that_render_and_keeps_away_from_the_test
 
     bank = verified_bank()
     assert len(bank.examples) >= 100 and all("from manimgen" not in example.code for example in bank.examples)
+    written = {path.stem: path.read_text(encoding="utf-8") for path in (ROOT / "sentences" / "scenes").glob("*.py")}
+    assert written and set(written.values()) <= {example.code for example in bank.examples}, "scripts/verified_examples.py was rerun after a scene was written"
     try:
         test = load_tasks("test")
     except DatasetError as error:
