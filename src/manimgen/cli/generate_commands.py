@@ -249,7 +249,7 @@ def _run_remote(url: str, token: str | None, request: dict[str, Any], out: Path 
 def _show_event(kind: str, payload: dict[str, Any], status: Any) -> None:
     """A server's event as `generate` shows its own: a line per round, the stage in the spinner."""
     if kind in ("status", "stage"):
-        status.update(f"{literal(str(payload.get(kind)), max_lines=1)} …")
+        status.update(Text.assemble(literal(str(payload.get(kind)), max_lines=1), " …"))
     elif kind == "round":
         index = payload.get("index")
         head = f"round {index + 1 if isinstance(index, int) else '?'} {payload.get('kind')}  {payload.get('seconds')} s  {payload.get('status')}"
