@@ -277,19 +277,18 @@ class RayRenderer:
 
     def _await_placement(self, actors: list[Any], address: str) -> None:
         """Fail, with the fix, where the cluster does not start these actors within PLACE_TIMEOUT_S (it offers
-        `manim` units but no CPU beside them, or another run holds them)."""
-        from ray.exceptions import GetTimeoutError
-
-        try:
-            self._ray.get([actor.__ray_ready__.remote() for actor in actors], timeout=PLACE_TIMEOUT_S)
-        except GetTimeoutError:
+        `manim` units but no CPU beside them, or another run holds them). An actor whose node leaves while it
+        starts counts as placed: the first render sent to it finds it dead, loses it and goes elsewhere."""
+        refs = [actor.__ray_ready__.remote() for actor in actors]
+        _, waiting = self._ray.wait(refs, num_returns=len(refs), timeout=PLACE_TIMEOUT_S)
+        if waiting:
             for actor in actors:
                 self._ray.kill(actor, no_restart=True)
             raise RayBackendError(
                 f"the Ray cluster at {address} did not start {len(actors)} render actors (one CPU and one `{RESOURCE}` unit "
                 f"each) within {PLACE_TIMEOUT_S:.0f} s; free the units another run holds, or give render nodes CPUs "
                 "(`ray start --num-cpus N`)"
-            ) from None
+            )
 
     def _lose(self, actor: Any) -> None:
         """Forget an actor that died (or hung); start a replacement when a `manim` unit is free for it."""
