@@ -47,7 +47,8 @@ CHECK_SUMMARY = (
 )
 CHECK_EXAMPLES_SUMMARY = (
     "sample-check whose model drafts are also shown the two verified scenes (the builder's scenes of development "
-    "sentences that held their whole checklist) whose sentences are nearest the one asked"
+    "sentences that held their whole checklist, and scenes written for development sentences) whose sentences are "
+    "nearest the one asked"
 )
 DEFAULT_STRATEGY = "sample-check-examples"
 """What `generate`, the page and MCP use unless told otherwise: the best measured (docs/study.md). On the development
