@@ -575,15 +575,15 @@ def test_the_server_client_names_the_files_and_refuses_odd_answers(tmp_path: Pat
         return httpx.Client(transport=httpx.MockTransport(handle), base_url="http://server")
 
     with answering({"id": "abc", "video": "../../outside.mp4"}) as session:
-        assert client.fetch(session, "abc", "video", tmp_path / "here") == tmp_path / "here.mp4"
+        assert client.fetch(session, "abc", "video", client.video_path({"video": "../../outside.mp4"}, tmp_path / "here")) == tmp_path / "here.mp4"
     assert (tmp_path / "here.mp4").read_bytes() == b"video" and not (tmp_path.parent / "outside.mp4").exists()
     with answering({"id": "abc", "video": "scene.sh"}) as session, pytest.raises(client.ServerError, match=r"not one of the known formats \(\.sh\)"):
-        client.fetch(session, "abc", "video", tmp_path / "odd")
+        client.fetch(session, "abc", "video", client.video_path({"video": "scene.sh"}, tmp_path / "odd"))
     assert not list(tmp_path.glob("odd*"))
     with answering({"id": "abc", "video": "scene.gif"}, b"x" * 64) as session, pytest.MonkeyPatch.context() as patch:
         patch.setattr(client, "MAX_DOWNLOAD", 16)
         with pytest.raises(client.ServerError, match="over 0 MiB; not kept"):
-            client.fetch(session, "abc", "video", tmp_path / "big")
+            client.fetch(session, "abc", "video", client.video_path({"video": "scene.gif"}, tmp_path / "big"))
     assert not (tmp_path / "big.gif").exists()
     with answering(["not", "a", "job"]) as session, pytest.raises(client.ServerError, match="is not a job; is http://server a manimgen server"):  # type: ignore[arg-type]
         client.submit(session, {"sentence": "A blue circle"})

@@ -230,7 +230,7 @@ def _run_remote(url: str, token: str | None, request: dict[str, Any], out: Path 
                 trace.parent.mkdir(parents=True, exist_ok=True)
                 trace.write_text(json.dumps(record, indent=2), encoding="utf-8")
             code = client.fetch(session, job["id"], "code", target.with_suffix(".py")) if finished.get("scene") else None
-            video = client.fetch(session, job["id"], "video", target) if finished.get("video") else None
+            video = client.fetch(session, job["id"], "video", client.video_path(finished, target)) if finished.get("video") else None
     except client.ServerError as error:
         fail(str(error))
     summary = f"{finished.get('rounds')} rounds, {time.monotonic() - started:.1f} s"

@@ -115,15 +115,17 @@ def trace(client: httpx.Client, job_id: str) -> dict[str, Any] | None:
         return None
 
 
+def video_path(job: dict[str, Any], target: Path) -> Path:
+    """Where the finished `job`'s video goes: `target` with the suffix of its format (a still scene is a PNG);
+    only the server's suffix is read, and one this client does not know is refused."""
+    suffix = Path(str(job.get("video") or "")).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ServerError(f"the server's video is not one of the known formats ({suffix or 'none'})")
+    return target.with_suffix(suffix)
+
+
 def fetch(client: httpx.Client, job_id: str, what: str, target: Path) -> Path:
-    """Download the job's `video` or `code` to `target`; a video keeps the suffix of its format (a still
-    scene is a PNG), and a suffix this client does not know is refused."""
-    job = _answer(client, "GET", f"/api/jobs/{job_id}")
-    if what == "video":
-        suffix = Path(str(job.get("video") or "")).suffix.lower()
-        if suffix not in SUFFIXES:
-            raise ServerError(f"the server's video is not one of the known formats ({suffix or 'none'})")
-        target = target.with_suffix(suffix)
+    """Download the job's `video` or `code` to `target`, at most MAX_DOWNLOAD bytes."""
     target.parent.mkdir(parents=True, exist_ok=True)
     size = 0
     try:
