@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from counting_renderer import CountingRenderer
 
@@ -16,6 +17,7 @@ from manimgen.agent.prompts import IDIOMS_SYSTEM_PROMPT, SYSTEM_PROMPT
 from manimgen.agent.trace import STOP_MAX_ROUNDS, STOP_RENDERED
 from manimgen.checks import Checklist, Requirement
 from manimgen.llm.scripted import ScriptedLLM
+from manimgen.paths import cache_root
 from manimgen.render import render
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,6 +111,30 @@ def test_sample_check_examples_shows_the_nearest_verified_scenes_never_the_sente
     assert user.startswith("Working scenes for similar descriptions:") and all(example.code.strip() in user for example in nearest)
     own = bank.examples[0].description
     assert own not in [example.description for example in bank.nearest(own, 2)], "a development sentence never sees its own scene"
+
+
+def test_the_banks_vectors_are_read_from_the_cache_and_recomputed_when_unreadable() -> None:
+    from manimgen.agent.examples import cached_vectors
+    from manimgen.metrics.embedders import code_embedder
+
+    class Counting:
+        name = "minilm-l6"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def embed(self, texts):
+            self.calls += 1
+            return code_embedder("minilm-l6").embed(texts)
+
+    embedder, texts = Counting(), ["A blue square slides right.", "Two circles touch."]
+    first = cached_vectors(embedder, texts)
+    assert np.array_equal(cached_vectors(embedder, texts), first) and embedder.calls == 1
+    cached_vectors(embedder, [*texts, "A third one."])
+    assert embedder.calls == 2, "other texts are another entry"
+    (stored,) = [path for path in (cache_root() / "embedders").glob("minilm-l6-bank-*.npy") if np.load(path).shape[0] == 2]
+    stored.write_bytes(b"not an array")
+    assert np.array_equal(cached_vectors(embedder, texts), first) and embedder.calls == 3
 
 
 def test_the_verified_bank_holds_scenes_that_render_and_keeps_away_from_the_test_split() -> None:

