@@ -1,16 +1,17 @@
-"""Seconds from a sentence to its video: `manimgen generate` in a fresh process (the model loaded for
-the call) against `manimgen generate --server URL` handing it to a running `manimgen serve` (the model
-loaded once, before the first call).
+"""Seconds from a sentence to its video, three ways in one run: `manimgen generate` in a fresh process as an
+earlier revision ran it (`--before REV`), as this tree runs it, and `generate --server URL` handing the
+sentence to a running `manimgen serve` (the model loaded once, before the first call).
 
-    .venv/bin/python benchmarks/warm_generate.py [--sentences sentences/evaluation.jsonl] [--limit 8]
+    .venv/bin/python benchmarks/warm_generate.py [--sentences sentences/evaluation.jsonl] [--limit 8] [--before REV]
 
-Both run the same command line otherwise (the default model and strategy, seed 0), sentence by
-sentence in turn, the order of the two swapped on every other sentence so that load on the machine
-falls on both. The server runs one small job first, which loads its model. Each fresh process gets its
-own empty render cache and the server one of its own, so neither reuses the other's renders; the fresh
-processes share the exported example embedder and the bank's vectors, made once before the first timed
-call, as a returning user's cache holds them. The two must write the same scene (checked and counted):
-the difference is where the model lives. The server's start, paid once, is reported beside.
+All run the same command line otherwise (the default model and strategy, seed 0), sentence by sentence,
+the order of the ways turned on every sentence so that load on the machine falls on all. Each fresh process
+gets its own empty render cache, and the server one of its own, so none reuses another's renders. This
+tree's fresh processes share what a returning user's cache holds beside renders, made by one first call
+before the first timed one: the exported example embedder, the bank's vectors and the evaluated system
+prompts. The earlier revision runs from a git worktree with an empty cache each time (what it kept between
+calls were renders). The ways must write the same scene (checked and counted). The server's start, paid
+once, is reported beside.
 """
 
 from __future__ import annotations
@@ -41,24 +42,43 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def manimgen(*args: str, cache: Path, embedders: Path | None = None) -> tuple[float, int]:
-    """Wall seconds and exit status of one `manimgen` command with its own render cache (and, given
-    `embedders`, the exported example embedder and bank vectors a returning user's cache holds)."""
-    if embedders is not None:
+FIRST_CALL = "Draw the magnetic field lines around a bar magnet."
+"""A sentence outside the evaluation set whose first draft the model writes: the first call of a returning user."""
+SHARED = ("embedders", "prompt-states")
+"""What a returning user's cache holds beside renders."""
+
+
+def manimgen(*args: str, cache: Path, shared: Path | None = None, source: Path | None = None) -> tuple[float, int]:
+    """Wall seconds and exit status of one `manimgen` command with its own render cache, the folders of `shared`
+    (a returning user's derived files) linked in, and the package imported from `source` when given."""
+    if shared is not None:
         cache.mkdir(parents=True, exist_ok=True)
-        (cache / "embedders").symlink_to(embedders, target_is_directory=True)
+        for name in SHARED:
+            (shared / name).mkdir(parents=True, exist_ok=True)
+            (cache / name).symlink_to(shared / name, target_is_directory=True)
+    env = {**os.environ, "MANIMGEN_CACHE": str(cache)}
+    if source is not None:
+        env["PYTHONPATH"] = str(source / "src")
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "manimgen.cli", *args], env={**os.environ, "MANIMGEN_CACHE": str(cache)},
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "manimgen.cli", *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     return time.monotonic() - started, done.returncode
 
 
-def fill_embedders(work: Path) -> Path:
-    """The example embedder exported and the verified bank embedded once, as after a user's first call."""
+def first_call(work: Path) -> Path:
+    """A returning user's cache: one `generate` of a sentence outside the set, which exports the example embedder,
+    embeds the bank and saves the system prompt's evaluated state."""
     cache = work / "first-call-cache"
-    subprocess.run([sys.executable, "-c", "from manimgen.agent.examples import verified_bank; verified_bank()"],
-                   env={**os.environ, "MANIMGEN_CACHE": str(cache)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)  # fmt: skip
-    return cache / "embedders"
+    seconds, status = manimgen("generate", FIRST_CALL, "--out", str(work / "first-call.mp4"), cache=cache)
+    if status != 0:
+        raise SystemExit(f"the first call failed (exit {status}); run `manimgen generate {FIRST_CALL!r}` to see why")
+    return cache
+
+
+def worktree(work: Path, revision: str) -> Path:
+    """`revision` checked out beside the work, its package imported instead of this tree's."""
+    folder = work / "before"
+    subprocess.run(["git", "worktree", "add", "--detach", str(folder), revision], check=True, capture_output=True)
+    return folder
 
 
 def start_server(work: Path) -> tuple[subprocess.Popen[bytes], str, float]:
@@ -82,39 +102,48 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sentences", type=Path, default=Path("sentences/evaluation.jsonl"))
     parser.add_argument("--limit", type=int, default=8)
+    parser.add_argument("--before", help="an earlier revision to time as a fresh process too")
     args = parser.parse_args()
     sentences = [json.loads(line)["description"] for line in args.sentences.read_text(encoding="utf-8").splitlines() if line.strip()][: args.limit]
+    ways = (["before"] if args.before else []) + ["fresh", "server"]
     console = Console()
-    table = Table("sentence", "fresh process s", "--server s", "same scene")
-    fresh, warm, same = [], [], 0
+    table = Table("sentence", *(f"{way} s" for way in ways), "same scene")
+    seconds: dict[str, list[float]] = {way: [] for way in ways}
+    same = 0
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
-        embedders = fill_embedders(work)
+        source = worktree(work, args.before) if args.before else None
+        shared = first_call(work)
         server, url, start_s = start_server(work)
         try:
             for index, sentence in enumerate(sentences):
                 runs = {}
-                for mode in (("fresh", "warm") if index % 2 == 0 else ("warm", "fresh")):
-                    out = work / mode / f"{index:03d}.mp4"
-                    extra = ["--server", url] if mode == "warm" else []
-                    runs[mode] = manimgen("generate", sentence, "--out", str(out), *extra, cache=work / f"cache-{mode}-{index}",
-                                             embedders=embedders if mode == "fresh" else None)  # fmt: skip
-                codes = [(work / mode / f"{index:03d}.py") for mode in ("fresh", "warm")]
-                alike = all(code.is_file() for code in codes) and codes[0].read_text() == codes[1].read_text()
+                for way in ways[index % len(ways) :] + ways[: index % len(ways)]:
+                    out = work / way / f"{index:03d}.mp4"
+                    cache = work / f"cache-{way}-{index}"
+                    if way == "server":
+                        runs[way] = manimgen("generate", sentence, "--out", str(out), "--server", url, cache=cache)
+                    else:
+                        runs[way] = manimgen("generate", sentence, "--out", str(out), cache=cache,
+                                             shared=shared if way == "fresh" else None, source=source if way == "before" else None)  # fmt: skip
+                    seconds[way].append(runs[way][0])
+                codes = [work / way / f"{index:03d}.py" for way in ways]
+                alike = all(code.is_file() for code in codes) and len({code.read_text() for code in codes}) == 1
                 same += alike
-                fresh.append(runs["fresh"][0])
-                warm.append(runs["warm"][0])
-                table.add_row(sentence[:60], f"{runs['fresh'][0]:.1f} (exit {runs['fresh'][1]})", f"{runs['warm'][0]:.1f} (exit {runs['warm'][1]})", "yes" if alike else "no")
-                console.print(f"{index + 1}/{len(sentences)}: fresh {runs['fresh'][0]:.1f} s, --server {runs['warm'][0]:.1f} s")
+                table.add_row(sentence[:60], *(f"{runs[way][0]:.1f} (exit {runs[way][1]})" for way in ways), "yes" if alike else "no")
+                console.print(f"{index + 1}/{len(sentences)}: " + ", ".join(f"{way} {runs[way][0]:.1f} s" for way in ways))
         finally:
             server.terminate()
             server.wait(timeout=30)
+            if source is not None:
+                subprocess.run(["git", "worktree", "remove", "--force", str(source)], check=False, capture_output=True)
     console.print(table)
-    ratio = statistics.median(fresh) / statistics.median(warm)
-    console.print(
-        f"median: fresh process {statistics.median(fresh):.1f} s, --server {statistics.median(warm):.1f} s, "
-        f"ratio {ratio:.2f}x; the same scene on {same} of {len(sentences)}; the server's start (model loaded once) {start_s:.1f} s"
-    )
+    medians = {way: statistics.median(runs) for way, runs in seconds.items()}
+    console.print("median: " + ", ".join(f"{way} {median:.1f} s" for way, median in medians.items()))
+    if "before" in medians:
+        console.print(f"fresh against before: {medians['before'] / medians['fresh']:.2f}x")
+    console.print(f"server against fresh: {medians['fresh'] / medians['server']:.2f}x; the same scene on {same} of {len(sentences)}; "
+                  f"the server's start (model loaded once) {start_s:.1f} s")  # fmt: skip
 
 
 if __name__ == "__main__":

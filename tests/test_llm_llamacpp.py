@@ -92,9 +92,10 @@ RULES = " ".join(f"Rule {n}: name every helper function after what it returns, a
 LONG_SYSTEM: Message = {"role": "system", "content": f"You are a concise Python assistant. {RULES}"}
 
 
-def test_reused_prompt_state_gives_the_fresh_answer(small_model: LlamaCppLLM) -> None:
+def test_reused_prompt_state_gives_the_fresh_answer(small_model: LlamaCppLLM, monkeypatch: pytest.MonkeyPatch) -> None:
     """A repair-like prompt after another with the same long opening keeps that opening's state, and
     the seeded answer is the one a fresh evaluation gives."""
+    monkeypatch.setattr(small_model._loaded.llama, "prompt_states", None)  # the state in memory alone; the disk's is tested below
     repair = [LONG_SYSTEM, {"role": "user", "content": "Fix this function: def square(x): return x * 2"}]
     draft = [LONG_SYSTEM, {"role": "user", "content": "Write a Python function that returns the cube of a number."}]
     sampling = Sampling(temperature=0.8, max_tokens=32, seed=7)
@@ -106,6 +107,41 @@ def test_reused_prompt_state_gives_the_fresh_answer(small_model: LlamaCppLLM) ->
     assert resumed.usage.reused_prompt_tokens >= 2 * PROMPT_CHUNK
     assert resumed.usage.reused_prompt_tokens % PROMPT_CHUNK == 0
     assert resumed.completions == fresh.completions
+
+
+def test_a_system_prompts_state_saved_by_one_load_gives_the_next_load_the_fresh_answer(
+    small_gguf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a fresh `generate` gains: the system message's whole chunks are evaluated once and loaded by later loads of
+    the model; an unreadable state is evaluated afresh and saved again; the newest KEEP states stay."""
+    import numpy as np
+
+    from manimgen.llm import prompt_states
+
+    monkeypatch.setenv("MANIMGEN_CACHE", str(tmp_path))
+    asked = [LONG_SYSTEM, {"role": "user", "content": "Fix this function: def square(x): return x * 2"}]
+    sampling = Sampling(temperature=0.8, max_tokens=32, seed=7)
+
+    def answer(messages: list[Message] = asked) -> tuple[list[str], int]:
+        model = LlamaCppLLM(small_gguf, n_ctx=1024)  # a context no other test holds: a fresh load, as in a new process
+        try:
+            result = model.chat(messages, sampling=sampling)
+        finally:
+            model.close()
+        return result.completions, result.usage.reused_prompt_tokens
+
+    fresh, reused = answer()
+    assert reused == 0
+    [saved] = (tmp_path / "prompt-states").glob("*.npz")
+    loaded, reused = answer()
+    assert loaded == fresh and reused >= 2 * PROMPT_CHUNK and reused % PROMPT_CHUNK == 0
+    saved.write_bytes(b"not a state")
+    again, reused = answer()
+    assert again == fresh and reused == 0
+    assert np.load(saved)["state"].size > 0, "the state is saved again"
+    monkeypatch.setattr(prompt_states, "KEEP", 1)
+    answer([{"role": "system", "content": LONG_SYSTEM["content"] + " Answer in one line."}, asked[1]])
+    assert len(list((tmp_path / "prompt-states").glob("*"))) == 1, "only the newest state stays, and nothing staged is left"
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,8 @@ before. llama.cpp's own prefix reuse would change seeded answers: its matrix ker
 differently depending on how the batch around it is tiled, so a prompt evaluated in other batches
 gives other logits. Here every prompt is evaluated in fixed chunks of `PROMPT_CHUNK` tokens from
 position 0, and only whole chunks that an earlier prompt evaluated are kept; a fresh evaluation and a
-resumed one then compute the very same chunks.
+resumed one then compute the very same chunks. The chunks of a system message are also kept on disk
+(llm/prompt_states.py), so a fresh process loads them instead of evaluating them again.
 
 An answer that falls into a loop (llm/loops.py) is ended there rather than at `max_tokens`; the rule
 is recorded with a study's versions beside the prompt evaluation.
@@ -38,6 +39,8 @@ from typing import Any
 from manimgen.llm.base import ChatResult, LLMError, Message, Sampling, Usage
 from manimgen.llm.gguf_adapter import gguf_adapter
 from manimgen.llm.loops import LoopGuard
+from manimgen.llm.prompt_states import PromptStates, identity
+from manimgen.paths import cache_root
 
 DEFAULT_N_CTX = 8192
 PROMPT_CHUNK = 64  # tokens a prompt is evaluated in, from position 0; the unit of reuse
@@ -118,16 +121,40 @@ def _chunked_llama() -> type:
             super().__init__(*args, **kwargs)
             self.last_prompt: list[int] = []
             self.reused = 0  # prompt tokens the last call kept
+            self.prompt_states: PromptStates | None = None
+            self.shared_prefix: list[int] | None = None  # the next prompt's system message, as the template renders it
+            self._prefixes: dict[str, list[int]] = {}
 
         def generate(self, tokens: Any, *args: Any, **kwargs: Any) -> Any:
             prompt = list(tokens)
-            self.reused = reusable_tokens(self.last_prompt, prompt, self.n_tokens, self.n_batch)
+            kept = self.reused = reusable_tokens(self.last_prompt, prompt, self.n_tokens, self.n_batch)
+            if self.prompt_states is not None and self.shared_prefix:
+                kept, self.reused = self.prompt_states.resume(self, prompt, self.shared_prefix, kept)
             self.last_prompt = prompt
-            if self.reused:
-                self.n_tokens = self.reused  # Llama.generate's prefix match then keeps exactly these cells
+            if kept:
+                self.n_tokens = kept  # Llama.generate's prefix match then keeps exactly these cells
             else:
                 self.reset()
             return self._until_loop(super().generate(prompt, *args, **kwargs))
+
+        def system_prefix(self, messages: list[Message]) -> list[int] | None:
+            """The tokens the chat template renders for `messages`' system message alone (None without one)."""
+            template = self.metadata.get("tokenizer.chat_template")
+            if not messages or messages[0].get("role") != "system" or not template:
+                return None
+            text = str(messages[0].get("content") or "")
+            if text not in self._prefixes:
+                from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+                eos, bos = self.token_eos(), self.token_bos()
+                formatter = Jinja2ChatFormatter(
+                    template=template,
+                    eos_token=self._model.token_get_text(eos) if eos != -1 else "",
+                    bos_token=self._model.token_get_text(bos) if bos != -1 else "",
+                )
+                rendered = formatter(messages=[{"role": "system", "content": text}]).prompt
+                self._prefixes[text] = self.tokenize(rendered.encode("utf-8"), add_bos=True, special=True)
+            return self._prefixes[text]
 
         def _until_loop(self, tokens: Any) -> Any:
             """The sampled tokens, ended by an end-of-text token once the answer repeats itself (llm/loops.py), so
@@ -171,6 +198,7 @@ def _open(path: Path, lora: Path | None, n_ctx: int, threads: int) -> tuple[Load
                 )
             except (ValueError, RuntimeError) as error:
                 raise LLMError(f"llama.cpp could not load {path}: {error}; check the file is a complete GGUF") from None
+            llama.prompt_states = PromptStates(cache_root() / "prompt-states", identity(path, lora, n_ctx, PROMPT_CHUNK, threads))
             loaded = _LOADED[key] = _Loaded(llama, threading.Lock())
         loaded.users += 1
     return key, loaded
@@ -226,6 +254,7 @@ class LlamaCppLLM:
         completions = []
         started = time.perf_counter()
         with self._loaded.lock:
+            self._loaded.llama.shared_prefix = self._loaded.llama.system_prefix(messages)
             for index in range(n):
                 seed = (sampling.seed + index) % RANDOM_SEED if sampling.seed is not None else secrets.randbits(31)
                 try:
