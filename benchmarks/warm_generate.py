@@ -1,17 +1,18 @@
-"""Seconds from a sentence to its video, three ways in one run: `manimgen generate` in a fresh process as an
-earlier revision ran it (`--before REV`), as this tree runs it, and `generate --server URL` handing the
-sentence to a running `manimgen serve` (the model loaded once, before the first call).
+"""Seconds from a sentence to its video, three ways in one run: `manimgen generate` in a fresh process with an
+empty cache (`cold`: a first call on a new machine), in a fresh process with a returning user's cache
+(`fresh`), and `generate --server URL` handing the sentence to a running `manimgen serve` (`server`: the
+model loaded once, before the first call).
 
-    .venv/bin/python benchmarks/warm_generate.py [--sentences sentences/evaluation.jsonl] [--limit 8] [--before REV]
+    .venv/bin/python benchmarks/warm_generate.py [--sentences sentences/evaluation.jsonl] [--limit 8]
 
 All run the same command line otherwise (the default model and strategy, seed 0), sentence by sentence,
-the order of the ways turned on every sentence so that load on the machine falls on all. Each fresh process
-gets its own empty render cache, and the server one of its own, so none reuses another's renders. This
-tree's fresh processes share what a returning user's cache holds beside renders, made by one first call
-before the first timed one: the exported example embedder, the bank's vectors and the evaluated system
-prompts. The earlier revision runs from a git worktree with an empty cache each time (what it kept between
-calls were renders). The ways must write the same scene (checked and counted). The server's start, paid
-once, is reported beside.
+the order of the ways turned on every sentence so that load on the machine falls on all. Each process gets
+its own empty render cache, and the server one of its own, so none reuses another's renders. The `fresh`
+processes share what a returning user's cache holds beside renders, made by one first call before the first
+timed one: the exported example embedder, the bank's vectors and the evaluated system prompts. A `cold`
+process makes them itself, as every fresh process did before they were kept (it then loaded the embedder
+through torch, 2 s less than the one-off export; benchmarks/example_bank_load.py). The ways must write the
+same scene (checked and counted). The server's start, paid once, is reported beside.
 """
 
 from __future__ import annotations
@@ -48,19 +49,17 @@ SHARED = ("embedders", "prompt-states")
 """What a returning user's cache holds beside renders."""
 
 
-def manimgen(*args: str, cache: Path, shared: Path | None = None, source: Path | None = None) -> tuple[float, int]:
-    """Wall seconds and exit status of one `manimgen` command with its own render cache, the folders of `shared`
-    (a returning user's derived files) linked in, and the package imported from `source` when given."""
+def manimgen(*args: str, cache: Path, shared: Path | None = None) -> tuple[float, int]:
+    """Wall seconds and exit status of one `manimgen` command with its own render cache and, given `shared`,
+    that cache's folders of a returning user's derived files linked in."""
     if shared is not None:
         cache.mkdir(parents=True, exist_ok=True)
         for name in SHARED:
             (shared / name).mkdir(parents=True, exist_ok=True)
             (cache / name).symlink_to(shared / name, target_is_directory=True)
-    env = {**os.environ, "MANIMGEN_CACHE": str(cache)}
-    if source is not None:
-        env["PYTHONPATH"] = str(source / "src")
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "manimgen.cli", *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    done = subprocess.run([sys.executable, "-m", "manimgen.cli", *args], env={**os.environ, "MANIMGEN_CACHE": str(cache)},
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)  # fmt: skip
     return time.monotonic() - started, done.returncode
 
 
@@ -72,13 +71,6 @@ def first_call(work: Path) -> Path:
     if status != 0:
         raise SystemExit(f"the first call failed (exit {status}); run `manimgen generate {FIRST_CALL!r}` to see why")
     return cache
-
-
-def worktree(work: Path, revision: str) -> Path:
-    """`revision` checked out beside the work, its package imported instead of this tree's."""
-    folder = work / "before"
-    subprocess.run(["git", "worktree", "add", "--detach", str(folder), revision], check=True, capture_output=True)
-    return folder
 
 
 def start_server(work: Path) -> tuple[subprocess.Popen[bytes], str, float]:
@@ -102,17 +94,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sentences", type=Path, default=Path("sentences/evaluation.jsonl"))
     parser.add_argument("--limit", type=int, default=8)
-    parser.add_argument("--before", help="an earlier revision to time as a fresh process too")
     args = parser.parse_args()
     sentences = [json.loads(line)["description"] for line in args.sentences.read_text(encoding="utf-8").splitlines() if line.strip()][: args.limit]
-    ways = (["before"] if args.before else []) + ["fresh", "server"]
+    ways = ["cold", "fresh", "server"]
     console = Console()
     table = Table("sentence", *(f"{way} s" for way in ways), "same scene")
     seconds: dict[str, list[float]] = {way: [] for way in ways}
     same = 0
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
-        source = worktree(work, args.before) if args.before else None
         shared = first_call(work)
         server, url, start_s = start_server(work)
         try:
@@ -124,8 +114,7 @@ def main() -> None:
                     if way == "server":
                         runs[way] = manimgen("generate", sentence, "--out", str(out), "--server", url, cache=cache)
                     else:
-                        runs[way] = manimgen("generate", sentence, "--out", str(out), cache=cache,
-                                             shared=shared if way == "fresh" else None, source=source if way == "before" else None)  # fmt: skip
+                        runs[way] = manimgen("generate", sentence, "--out", str(out), cache=cache, shared=shared if way == "fresh" else None)
                     seconds[way].append(runs[way][0])
                 codes = [work / way / f"{index:03d}.py" for way in ways]
                 alike = all(code.is_file() for code in codes) and len({code.read_text() for code in codes}) == 1
@@ -135,13 +124,10 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=30)
-            if source is not None:
-                subprocess.run(["git", "worktree", "remove", "--force", str(source)], check=False, capture_output=True)
     console.print(table)
     medians = {way: statistics.median(runs) for way, runs in seconds.items()}
     console.print("median: " + ", ".join(f"{way} {median:.1f} s" for way, median in medians.items()))
-    if "before" in medians:
-        console.print(f"fresh against before: {medians['before'] / medians['fresh']:.2f}x")
+    console.print(f"fresh against cold: {medians['cold'] / medians['fresh']:.2f}x")
     console.print(f"server against fresh: {medians['fresh'] / medians['server']:.2f}x; the same scene on {same} of {len(sentences)}; "
                   f"the server's start (model loaded once) {start_s:.1f} s")  # fmt: skip
 
