@@ -80,10 +80,16 @@ def cached_vectors(embedder: CodeEmbedder, texts: list[str]) -> np.ndarray:
     except (OSError, ValueError):
         pass
     vectors = embedder.embed(texts)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as staged:
-        np.save(staged, vectors, allow_pickle=False)
-    os.replace(staged.name, path)
+    staged: Path | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as file:
+            staged = Path(file.name)
+            np.save(file, vectors, allow_pickle=False)
+        os.replace(staged, path)
+    except OSError:
+        if staged is not None:
+            staged.unlink(missing_ok=True)  # a full or read-only cache costs the next process the embedding, nothing else
     return vectors
 
 
