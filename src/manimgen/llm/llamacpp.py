@@ -129,7 +129,8 @@ def _chunked_llama() -> type:
             prompt = list(tokens)
             kept = self.reused = reusable_tokens(self.last_prompt, prompt, self.n_tokens, self.n_batch)
             if self.prompt_states is not None and self.shared_prefix:
-                kept, self.reused = self.prompt_states.resume(self, prompt, self.shared_prefix, kept)
+                shared = reusable_tokens(self.shared_prefix, prompt, len(self.shared_prefix), self.n_batch)
+                kept, self.reused = self.prompt_states.resume(self, prompt, shared, kept)
             self.last_prompt = prompt
             if kept:
                 self.n_tokens = kept  # Llama.generate's prefix match then keeps exactly these cells

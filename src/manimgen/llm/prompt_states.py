@@ -37,17 +37,6 @@ def identity(model: Path, adapter: Path | None, n_ctx: int, n_batch: int, thread
     return json.dumps([files, n_ctx, n_batch, threads, llama_cpp.__version__])
 
 
-def whole_chunks(prefix: list[int], prompt: list[int], chunk: int) -> int:
-    """Whole chunks of the prefix `prompt` shares with `prefix`, leaving at least one token to evaluate."""
-    common = 0
-    for before, now in zip(prefix, prompt):
-        if before != now:
-            break
-        common += 1
-    limit = min(common, len(prompt) - 1)
-    return max(limit - limit % chunk, 0)
-
-
 class PromptStates:
     """A folder of saved llama.cpp states, each the whole chunks of a system prompt's tokens."""
 
@@ -55,11 +44,10 @@ class PromptStates:
         self.folder = folder
         self.identity = identity
 
-    def resume(self, llama: Any, prompt: list[int], prefix: list[int], kept: int) -> tuple[int, int]:
-        """Bring `llama` to the state of the whole chunks `prompt` shares with `prefix`, when that is more than the
-        `kept` tokens it already holds: loaded from the folder, else evaluated and saved. Returns the tokens now
-        held and how many of them were loaded rather than evaluated by this call."""
-        length = whole_chunks(prefix, prompt, llama.n_batch)
+    def resume(self, llama: Any, prompt: list[int], length: int, kept: int) -> tuple[int, int]:
+        """Bring `llama` to the state of `prompt`'s first `length` tokens (whole chunks it shares with its system
+        message), when that is more than the `kept` tokens it already holds: loaded from the folder, else evaluated
+        and saved. Returns the tokens now held and how many of them were loaded rather than evaluated by this call."""
         if length <= kept:
             return kept, kept
         held = prompt[:length]

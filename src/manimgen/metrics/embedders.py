@@ -275,7 +275,6 @@ class OnnxMeanPooledEncoder:
 
         self.name = name
         self.max_tokens = max_tokens
-        self.backend = "onnx"
         self._tokenizer = Tokenizer.from_file(str(Path(source) / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_tokens)
         self._tokenizer.no_padding()
@@ -290,9 +289,7 @@ class OnnxMeanPooledEncoder:
         batches = []
         for start in range(0, len(texts), self.batch_size):
             tokens = self._tokens(list(texts[start : start + self.batch_size]))
-            hidden = self._hidden(tokens)
-            mask = tokens["attention_mask"][..., None].astype(np.float32)
-            batches.append((hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0))
+            batches.append(_masked_mean(self._hidden(tokens), tokens["attention_mask"]))
         if not batches:
             return np.zeros((0, self._session.get_outputs()[0].shape[-1]), dtype=np.float32)
         return _unit_rows(np.concatenate(batches))
@@ -317,6 +314,12 @@ class OnnxMeanPooledEncoder:
 
     def _hidden(self, tokens: dict[str, np.ndarray]) -> np.ndarray:
         return self._session.run(None, tokens)[0]
+
+
+def _masked_mean(hidden: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    """Each text's hidden states averaged over its real tokens, as sentence-transformers pools."""
+    mask = attention_mask[..., None].astype(np.float32)
+    return (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)
 
 
 def _export_text_encoder(
@@ -355,8 +358,7 @@ def _export_text_encoder(
             )
         session = onnxruntime.InferenceSession(str(staged), providers=["CPUExecutionProvider"])
         exported = session.run(None, {name: tensor.numpy() for name, tensor in example.items()})[0]
-        mask = example["attention_mask"].numpy()[..., None].astype(np.float32)
-        pooled = _unit_rows((exported * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0))
+        pooled = _unit_rows(_masked_mean(exported, example["attention_mask"].numpy()))
         if not np.allclose(pooled, encoder.embed(probe), atol=1e-4):
             raise RuntimeError(f"the exported ONNX {encoder.name} disagrees with torch")
         os.replace(staged, path)
