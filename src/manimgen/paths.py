@@ -10,7 +10,10 @@ Datasets are read from a `shared/data/` folder beside the checkout (or the worki
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 CACHE_ENV = "MANIMGEN_CACHE"
 MODEL_DIR_ENV = "MANIMGEN_MODEL_DIR"
@@ -38,3 +41,18 @@ def shared_data(name: str) -> Path | None:
         if candidate.exists():
             return candidate
     return None
+
+
+def keep_in_cache(path: Path, write: Callable[[IO[bytes]], None]) -> None:
+    """Write a derived file with `write` and publish it whole; a full or read-only cache costs the next process
+    the work again, nothing else, and leaves nothing staged."""
+    staged: Path | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as file:
+            staged = Path(file.name)
+            write(file)
+        os.replace(staged, path)
+    except OSError:
+        if staged is not None:
+            staged.unlink(missing_ok=True)

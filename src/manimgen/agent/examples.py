@@ -22,7 +22,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +29,7 @@ import numpy as np
 
 from manimgen.jsonl import read_jsonl
 from manimgen.metrics.embedders import CodeEmbedder, code_embedder
-from manimgen.paths import cache_root, shared_data
+from manimgen.paths import cache_root, keep_in_cache, shared_data
 
 EXAMPLES_ENV = "MANIMGEN_EXAMPLES"
 DEFAULT_FILE = Path("generative-manim") / "claude_generated.jsonl"
@@ -80,16 +79,7 @@ def cached_vectors(embedder: CodeEmbedder, texts: list[str]) -> np.ndarray:
     except (OSError, ValueError):
         pass
     vectors = embedder.embed(texts)
-    staged: Path | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as file:
-            staged = Path(file.name)
-            np.save(file, vectors, allow_pickle=False)
-        os.replace(staged, path)
-    except OSError:
-        if staged is not None:
-            staged.unlink(missing_ok=True)  # a full or read-only cache costs the next process the embedding, nothing else
+    keep_in_cache(path, lambda file: np.save(file, vectors, allow_pickle=False))
     return vectors
 
 

@@ -20,11 +20,12 @@ import ctypes
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from manimgen.paths import keep_in_cache
 
 KEEP = 8
 
@@ -86,15 +87,9 @@ class PromptStates:
         buffer = (ctypes.c_uint8 * size)()
         written = llama_cpp.llama_state_get_data(llama._ctx.ctx, buffer, size)
         state = np.frombuffer(buffer, dtype=np.uint8, count=written)
-        staged: Path | None = None
+        keep_in_cache(path, lambda file: np.savez(file, tokens=np.asarray(held, dtype=np.int32), state=state))
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=self.folder, suffix=".part", delete=False) as file:
-                staged = Path(file.name)
-                np.savez(file, tokens=np.asarray(held, dtype=np.int32), state=state)
-            os.replace(staged, path)
             for old in sorted(self.folder.glob("*.npz"), key=lambda file: file.stat().st_mtime_ns, reverse=True)[KEEP:]:
                 old.unlink(missing_ok=True)
         except OSError:
-            if staged is not None:
-                staged.unlink(missing_ok=True)  # a full or read-only cache costs the next process the evaluation, nothing else
+            pass  # another process removed it first
