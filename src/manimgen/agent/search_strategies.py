@@ -135,7 +135,7 @@ class ExampleSampleLoop(SampleLoop):
     """sample-lint with retrieved examples in every draft's prompt (agent/examples.py)."""
 
     def draft_messages(self, run: AgentRun) -> list[Message]:
-        from manimgen.agent.examples import example_bank
+        from manimgen.agent.examples import example_bank, nearest_or_none
 
-        examples = example_bank().nearest(run.description, EXAMPLES_PER_DRAFT)
+        examples = nearest_or_none(example_bank, run.description, EXAMPLES_PER_DRAFT)
         return generation_messages(run.description, [(example.description, example.code) for example in examples], frame=run.frame)
