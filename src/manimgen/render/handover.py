@@ -14,12 +14,13 @@ import errno
 import json
 import os
 import stat
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from manimgen.paths import staged
 
 COPY_CHUNK = 1 << 20
 
@@ -119,15 +120,10 @@ def take_output(scratch: Scratch, candidates: tuple[str, ...], destination: Path
 
 def _copy(source: BinaryIO, kept: Path, max_bytes: int) -> None:
     """Copy at most `max_bytes` from an open file to `kept` (replacing it whole); a file that grew past that is refused."""
-    partial = kept.with_name(f".{kept.name}.{uuid.uuid4().hex}.partial")
     copied = 0
-    try:
-        with partial.open("xb") as target:
-            while chunk := source.read(COPY_CHUNK):
-                copied += len(chunk)
-                if copied > max_bytes:
-                    raise HandoverError(f"RenderOutputError: {kept.name} grew past {max_bytes >> 20} MiB while being copied")
-                target.write(chunk)
-        os.replace(partial, kept)
-    finally:
-        partial.unlink(missing_ok=True)
+    with staged(kept) as partial, partial.open("xb") as target:
+        while chunk := source.read(COPY_CHUNK):
+            copied += len(chunk)
+            if copied > max_bytes:
+                raise HandoverError(f"RenderOutputError: {kept.name} grew past {max_bytes >> 20} MiB while being copied")
+            target.write(chunk)
