@@ -279,6 +279,40 @@ def test_with_dpo_the_sft_adapter_is_evaluated_alone_beside_it(tiny_qwen: Path, 
     assert step["validation_sft"] == {"vanilla": 0.0} and step["validation"] == {"vanilla": 1.0}
 
 
+def test_kept_steps_are_evaluated_beside_the_last_and_the_best_on_validation_is_the_iterations(
+    tiny_qwen: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Step 1's adapter survives the checkpoint rotation; it renders the validation task and the last step's does not."""
+    monkeypatch.setenv("MANIMGEN_MANIMBENCH", str(manimbench_folder(tmp_path / "manimbench")))
+    train_tasks, validation_task = BUILTIN_TASKS[:2], BUILTIN_TASKS[3]
+    answers = {
+        "base-eval": [format_target(BROKEN)],
+        "samples": [format_target(task.reference_code) for task in train_tasks],
+        "eval-sft-step-1": [format_target(validation_task.reference_code)],
+        "eval-sft": [format_target(BROKEN)],
+    }
+    asked: list[str] = []
+
+    def scripted(spec: str) -> ScriptedLLM:
+        stage = list(answers)[len(asked)]
+        asked.append(stage)
+        return ScriptedLLM(*answers[stage])
+
+    sft = SFTTrainingConfig(max_steps=3, eval_strategy="no", save_steps=1, save_total_limit=1, **FAST)
+    config = IterateConfig(student=f"hf:{tiny_qwen}", seeds=[0], limit=2, sft=sft, select_steps=[1])
+    out = tmp_path / "ei"
+    step = run_iterations(config, out, say=lambda line: None, llm_factory=scripted)["iterations"][0]
+    assert asked == list(answers), "the chosen step is not evaluated a second time"
+    kept = out / "iteration-1/sft-steps/step-1"
+    assert sorted(path.name for path in kept.iterdir()) == ["adapter_config.json", "adapter_model.safetensors"]
+    assert not (out / "iteration-1/sft/checkpoints/checkpoint-1").exists(), "the rotation removed the checkpoint itself"
+    assert step["adapter"] == f"hf:{tiny_qwen}+{kept}" and step["sft_chosen"] == str(kept)
+    assert step["validation_by_step"] == {"step-1": {"vanilla": 1.0}, "sft": {"vanilla": 0.0}}
+    assert step["validation"] == step["validation_sft"] == {"vanilla": 1.0} and not (out / "iteration-1/eval").exists()
+    with pytest.raises(ValueError, match=r"select_steps \[3\] are not checkpointed steps: use multiples of 2"):
+        IterateConfig(select_steps=[2, 3], sft=SFTTrainingConfig(eval_strategy="no", save_steps=2))
+
+
 def test_harvest_command_prints_the_account_and_refuses_a_missing_run(sampled: Path, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

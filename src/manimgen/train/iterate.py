@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from manimgen import config_file
 from manimgen.agent import STRATEGIES
@@ -29,7 +29,7 @@ from manimgen.bench.runner import BenchRunner
 from manimgen.bench.store import Store
 from manimgen.data.task_file import load_task_file
 from manimgen.llm import MODELS
-from manimgen.train.checkpoints import checkpoints_dir
+from manimgen.train.checkpoints import ADAPTER_FILES, KeepAdapters, checkpoints_dir, kept_adapter
 from manimgen.train.data import load_split, sft_rows
 from manimgen.train.dpo import PAIR_COLUMNS, train_dpo
 from manimgen.train.dpo_config import DPOTrainingConfig
@@ -72,6 +72,8 @@ class IterateConfig(BaseModel):
     repairs: bool = True
     held_out: Path | None = HELD_OUT
     sft: SFTTrainingConfig = Field(default_factory=SFTTrainingConfig)
+    select_steps: list[int] = Field(default_factory=list)
+    """SFT steps whose adapters are kept and evaluated on validation beside the last; the best is the iteration's."""
     dpo: DPOTrainingConfig | None = None
     evaluate: list[str] = Field(default_factory=lambda: ["vanilla"])
     eval_limit: int | None = Field(None, gt=0)
@@ -82,6 +84,17 @@ class IterateConfig(BaseModel):
     @classmethod
     def _registered_strategies(cls, value: list[str]) -> list[str]:
         return [config_file.one_of(name, STRATEGIES) for name in value]
+
+    @model_validator(mode="after")
+    def _selected_steps_are_saved(self) -> IterateConfig:
+        """A kept step must be one the trainer checkpoints, or there is nothing to keep."""
+        every = self.sft.eval_steps if self.sft.eval_strategy == "steps" else self.sft.save_steps
+        if self.select_steps and self.sft.eval_strategy == "epoch":
+            raise ValueError("select_steps needs checkpoints by steps; set sft.eval_strategy to no (or steps)")
+        missed = [step for step in self.select_steps if step < 1 or step % every]
+        if missed:
+            raise ValueError(f"select_steps {missed} are not checkpointed steps: use multiples of {every} (sft.save_steps)")
+        return self
 
     @property
     def keep_rule(self) -> KeepRule:
@@ -107,6 +120,10 @@ class Iteration:
         self.dpo = self.dir / "dpo"
         self.eval = self.dir / "eval"
         self.eval_sft = self.dir / "eval-sft"
+        self.sft_steps = self.dir / "sft-steps"
+
+    def step_eval(self, step: int) -> Path:
+        return self.dir / f"eval-sft-step-{step}"
 
     def sample_runs(self, config: IterateConfig) -> list[tuple[Path, TaskFileEntry | None]]:
         """Each sampling run's folder and its task file (None: the train split). The task files' runs come
@@ -116,9 +133,6 @@ class Iteration:
 
     def sample_dirs(self, config: IterateConfig) -> list[Path]:
         return [run_dir for run_dir, _ in self.sample_runs(config)]
-
-    def adapter(self, config: IterateConfig) -> Path:
-        return self.dpo if config.dpo is not None else self.sft
 
 
 def adapter_spec(student: str, adapter: Path) -> str:
@@ -147,15 +161,17 @@ def run_iterations(config: IterateConfig, out: Path, *, say: Say = print, llm_fa
         write_harvest(result, step.data, run_dirs=harvested, rule=config.keep_rule)
         say(f"iteration {number}: kept {len(result.kept)} answers over {result.summary()['tasks_with_kept']} tasks, {len(result.pairs)} pairs")
         _train_sft(config, step)
-        compared: dict[str, Any] = {}
+        adapter, evaluated, compared = step.sft, step.eval, {}
+        if config.select_steps or config.dpo is not None:
+            adapter, evaluated, by_step = _choose_sft(config, step, runner_options, say)
+            compared = {"validation_sft": _rsr_by_strategy(evaluated), **by_step}
         if config.dpo is not None:
-            say(f"iteration {number}: evaluating the SFT adapter alone on validation, to set DPO against")
-            _bench(_eval_config(config, adapter_spec(config.student, step.sft)), step.eval_sft, runner_options)
-            compared = {"validation_sft": _rsr_by_strategy(step.eval_sft)}
-            _train_dpo(config, step)
-        spec = adapter_spec(config.student, step.adapter(config))
-        say(f"iteration {number}: evaluating {spec} on validation")
-        _bench(_eval_config(config, spec), step.eval, runner_options)
+            _train_dpo(config, step, adapter)
+            adapter, evaluated = step.dpo, step.eval
+        spec = adapter_spec(config.student, adapter)
+        if evaluated == step.eval:
+            say(f"iteration {number}: evaluating {spec} on validation")
+            _bench(_eval_config(config, spec), step.eval, runner_options)
         summary["iterations"].append({
             "iteration": number,
             "sampler": sampler,
@@ -163,9 +179,9 @@ def run_iterations(config: IterateConfig, out: Path, *, say: Say = print, llm_fa
             "harvest": result.summary(),
             "sampling": _cost(step.sample_dirs(config)),
             "train_seconds": _train_seconds(step, config),
-            "validation": _rsr_by_strategy(step.eval),
+            "validation": _rsr_by_strategy(evaluated),
             **compared,
-            "validation_cost": _cost([step.eval]),
+            "validation_cost": _cost([evaluated]),
         })
         (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n")
         if config.teacher is None:
@@ -206,15 +222,42 @@ def _train_sft(config: IterateConfig, step: Iteration) -> None:
         return
     rows = read_rows(step.data / KEPT_FILE, ("prompt", "completion", "task_id"))
     eval_rows = sft_rows(load_split("manimbench", "validation"))
-    train_sft(config.student, rows, eval_rows, step.sft, config.sft, resume=_has_checkpoints(step.sft))
+    keep = [KeepAdapters(config.select_steps, step.sft_steps)] if config.select_steps else []
+    train_sft(config.student, rows, eval_rows, step.sft, config.sft, keep, resume=_has_checkpoints(step.sft))
 
 
-def _train_dpo(config: IterateConfig, step: Iteration) -> None:
+def _choose_sft(config: IterateConfig, step: Iteration, options: dict[str, Any], say: Say) -> tuple[Path, Path, dict[str, Any]]:
+    """Evaluate each kept step's SFT adapter and the last one alone on validation; the best (mean RSR over the
+    evaluated strategies; a tie goes to the later step) is what DPO continues, or the iteration's adapter.
+    Returns it, its evaluation's folder and, with kept steps, every candidate's validation."""
+    candidates = [
+        (kept_adapter(step.sft_steps, number), step.step_eval(number))
+        for number in sorted(config.select_steps)
+        if all((kept_adapter(step.sft_steps, number) / name).is_file() for name in ADAPTER_FILES)
+    ]
+    candidates.append((step.sft, step.eval_sft))
+    for adapter, run_dir in candidates:
+        say(f"iteration {step.number}: evaluating the SFT adapter {adapter} alone on validation")
+        _bench(_eval_config(config, adapter_spec(config.student, adapter)), run_dir, options)
+    scores = [_rsr_by_strategy(run_dir) for _, run_dir in candidates]
+    best = max(range(len(candidates)), key=lambda index: (_mean(scores[index].values()), index))
+    if not config.select_steps:
+        return *candidates[best], {}
+    by_step = {adapter.name: score for (adapter, _), score in zip(candidates, scores)}
+    return *candidates[best], {"validation_by_step": by_step, "sft_chosen": str(candidates[best][0])}
+
+
+def _mean(values: Any) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else 0.0
+
+
+def _train_dpo(config: IterateConfig, step: Iteration, adapter: Path) -> None:
     assert config.dpo is not None
     if (step.dpo / RUN_RECORD).is_file():
         return
     pairs = read_rows(step.data / PAIRS_FILE, PAIR_COLUMNS)
-    train_dpo(config.student, pairs, step.dpo, config.dpo, adapter=step.sft, resume=_has_checkpoints(step.dpo))
+    train_dpo(config.student, pairs, step.dpo, config.dpo, adapter=adapter, resume=_has_checkpoints(step.dpo))
 
 
 def _has_checkpoints(output_dir: Path) -> bool:
