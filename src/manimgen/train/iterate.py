@@ -88,9 +88,9 @@ class IterateConfig(BaseModel):
     @model_validator(mode="after")
     def _selected_steps_are_saved(self) -> IterateConfig:
         """A kept step must be one the trainer checkpoints, or there is nothing to keep."""
-        every = self.sft.eval_steps if self.sft.eval_strategy == "steps" else self.sft.save_steps
         if self.select_steps and self.sft.eval_strategy == "epoch":
             raise ValueError("select_steps needs checkpoints by steps; set sft.eval_strategy to no (or steps)")
+        every = (self.sft.eval_steps if self.sft.eval_strategy == "steps" else None) or self.sft.save_steps
         missed = [step for step in self.select_steps if step < 1 or step % every]
         if missed:
             raise ValueError(f"select_steps {missed} are not checkpointed steps: use multiples of {every} (sft.save_steps)")
