@@ -6,14 +6,18 @@ and llama.cpp agree on a real trained adapter is checked by the model-level test
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from manimgen.llm import LLMError, Message, ModelSpec, Sampling, load_model, parse_spec
+from manimgen.llm import MODELS, LLMError, Message, ModelSpec, Sampling, load_model, parse_spec
+from manimgen.llm import models as registry
 from manimgen.llm.gguf_adapter import GGUF_NAME, gguf_adapter
 
 pytest.importorskip("llama_cpp", reason="needs llama-cpp-python: pip install -e '.[llamacpp]'")
@@ -100,6 +104,17 @@ def test_conversion_is_reused_until_the_adapter_changes(small_gguf: Path, tmp_pa
     assert converted.stat().st_mtime_ns > written
 
 
+def test_a_converted_adapter_is_half_precision_and_runs_when_named_directly(small_gguf: Path, tmp_path: Path) -> None:
+    import gguf
+
+    folder = write_adapter(tmp_path / "a", lora_b_scale=0.1, alpha=16)
+    converted = gguf_adapter(folder, small_gguf)
+    reader = gguf.GGUFReader(str(converted))
+    assert {tensor.tensor_type for tensor in reader.tensors} == {gguf.GGMLQuantizationType.F16}
+    assert gguf_adapter(converted, small_gguf) == converted
+    assert greedy(f"qwen2.5-coder-0.5b+{converted}") == greedy(f"qwen2.5-coder-0.5b+{folder}") != greedy("qwen2.5-coder-0.5b")
+
+
 def test_adapters_llama_cpp_cannot_apply_are_refused(small_gguf: Path, tmp_path: Path) -> None:
     with pytest.raises(LLMError, match="use_dora cannot run in llama.cpp; use hf:BASE"):
         gguf_adapter(write_adapter(tmp_path / "dora", 0.1, 16, use_dora=True), small_gguf)
@@ -158,3 +173,49 @@ def test_llama_cpp_applies_a_peft_adapter_as_peft_does(small_gguf: Path, tmp_pat
     cosine = peft_change @ llama_change / np.linalg.norm(peft_change) / np.linalg.norm(llama_change)
     assert cosine > 0.95
     assert 0.9 < np.linalg.norm(llama_change) / np.linalg.norm(peft_change) < 1.1
+
+
+
+@pytest.fixture
+def tuned_small(small_gguf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[registry.EmbeddedModel, Path]]:
+    """A tuned model as the registry ships one: the 0.5B with a converted adapter file in ADAPTERS_DIR."""
+    folder = write_adapter(tmp_path / "peft", lora_b_scale=0.1, alpha=16)
+    shipped = tmp_path / "adapters" / "qwen2.5-coder-0.5b-tuned.gguf"
+    shipped.parent.mkdir()
+    gguf_adapter(folder, small_gguf).rename(shipped)
+    base = MODELS["qwen2.5-coder-0.5b"]
+    adapter = registry.ShippedAdapter(base.name, shipped.name, hashlib.sha256(shipped.read_bytes()).hexdigest())
+    tuned = MODELS.add("qwen2.5-coder-0.5b-tuned", replace(base, name="qwen2.5-coder-0.5b-tuned", adapter=adapter), "test")
+    monkeypatch.setattr(registry, "ADAPTERS_DIR", shipped.parent)
+    try:
+        yield tuned, folder
+    finally:
+        MODELS.remove(tuned.name)
+
+
+def test_a_tuned_model_applies_the_adapter_it_ships(tuned_small: tuple[registry.EmbeddedModel, Path]) -> None:
+    tuned, folder = tuned_small
+    assert registry.shipped_adapter("qwen2.5-coder-0.5b") is None
+    assert greedy(tuned.name) == greedy(f"qwen2.5-coder-0.5b+{folder}") != greedy("qwen2.5-coder-0.5b")
+    assert tuned.weights.startswith("0.49 GB + ") and tuned.weights.endswith(" MB adapter")
+
+
+def test_a_tuned_model_is_refused_where_its_adapter_cannot_go(tuned_small: tuple[registry.EmbeddedModel, Path]) -> None:
+    from manimgen.train.model import training_target
+
+    tuned, _ = tuned_small
+    with pytest.raises(LLMError, match="already applies its own adapter; write qwen2.5-coder-0.5b\\+ADAPTER_DIR"):
+        parse_spec(f"{tuned.name}+runs/sft")
+    with pytest.raises(LLMError, match="its adapter is llama.cpp's; train qwen2.5-coder-0.5b"):
+        training_target(tuned.name)
+    with pytest.raises(LLMError, match="runs in llama.cpp only: name it without hf:, or write hf:qwen2.5-coder-0.5b\\+ADAPTER_DIR"):
+        load_model(f"hf:{tuned.name}")
+    assert tuned.adapter is not None
+    shipped = registry.ADAPTERS_DIR / tuned.adapter.filename
+    data = shipped.read_bytes()
+    shipped.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    with pytest.raises(LLMError, match="is missing or altered; reinstall manimgen"):
+        load_model(tuned.name)
+    shipped.unlink()
+    with pytest.raises(LLMError, match="is missing or altered; reinstall manimgen"):
+        load_model(tuned.name)

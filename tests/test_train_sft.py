@@ -55,6 +55,21 @@ def test_cpu_config_checkpoints_where_it_evaluates(tmp_path: Path) -> None:
     assert args.load_best_model_at_end
 
 
+def test_bf16_auto_follows_what_this_cpu_measures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from manimgen.train import precision
+
+    assert isinstance(precision.bf16_is_faster_on_this_cpu(), bool)  # the real probe runs
+    auto = SFTTrainingConfig(bf16="auto")
+    assert auto.uses_bf16(use_cpu=False) is True  # CUDA: always
+    for measured in (True, False):
+        monkeypatch.setattr(precision, "bf16_is_faster_on_this_cpu", lambda measured=measured: measured)
+        assert auto.trl_config(tmp_path, world_size=1, use_cpu=True, has_eval=False).bf16 is measured
+        assert SFTTrainingConfig(bf16=None).uses_bf16(use_cpu=True) is False  # unset: fp32 on a CPU, whatever it measures
+        assert SFTTrainingConfig(bf16=True).uses_bf16(use_cpu=True) is True
+    with pytest.raises(ValueError, match="must be true, false or auto"):
+        SFTTrainingConfig(bf16="fast")
+
+
 def test_yaml_overrides_and_bad_keys(tmp_path: Path) -> None:
     path = tmp_path / "run.yaml"
     path.write_text("learning_rate: 3e-5\nbatch_size: 4\ntrl:\n  logging_first_step: true\n")

@@ -87,7 +87,7 @@ def strategies_table() -> str:
 
 
 def models_table() -> str:
-    rows = ([f"`{name}`", model.description, f"{model.size / 1e9:.2f} GB"] for name, model in MODELS.items())
+    rows = ([f"`{name}`", model.description, model.weights] for name, model in MODELS.items())
     return _markdown(["name", "model", "weights"], rows)
 
 

@@ -23,7 +23,7 @@ def models() -> None:
     """List the embedded models and the spec strings that name any other model."""
     embedded = Table("name", "model", "weights", title="embedded models")
     for name, model in MODELS.items():
-        embedded.add_row(name, model.description, f"{model.size / 1e9:.2f} GB")
+        embedded.add_row(name, model.description, model.weights)
     specs = Table("spec", "what it loads", title="any other model", caption="NAME+ADAPTER runs a LoRA adapter on an embedded model")
     for provider in PROVIDERS.values():
         specs.add_row(provider.syntax, provider.summary)

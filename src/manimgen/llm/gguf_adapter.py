@@ -9,7 +9,9 @@ package's tensor-name map that llama.cpp's converters use.
 
 PEFT scales each update by alpha / r (alpha / √r with rsLoRA). That scale is folded into lora_b and
 the file says alpha = 0, which llama.cpp reads as "apply as is", so every PEFT scaling is exact.
-The converted file is written beside the adapter and reused until the adapter changes.
+The tensors are stored in half precision (as llama.cpp's converter does by default): half the file,
+and a rounding far below the Q4_K_M base's own. The converted file is written beside the adapter and
+reused until the adapter changes; a file already in llama.cpp's format (`.gguf`) is used as it is.
 """
 
 from __future__ import annotations
@@ -33,11 +35,14 @@ LORA_PARTS = {".lora_A.weight": "lora_a", ".lora_B.weight": "lora_b"}
 
 
 def gguf_adapter(adapter: str | Path, base_gguf: str | Path) -> Path:
-    """The llama.cpp form of the PEFT adapter in folder `adapter` for `base_gguf`; converted once."""
+    """The llama.cpp form of the PEFT adapter in folder `adapter` for `base_gguf`; converted once.
+    A `.gguf` file is taken to be a llama.cpp adapter already and returned as it is."""
     folder = Path(adapter).expanduser()
+    if folder.suffix == ".gguf" and folder.is_file():
+        return folder
     weights, config_file = folder / PEFT_WEIGHTS, folder / PEFT_CONFIG
     if not weights.is_file() or not config_file.is_file():
-        raise LLMError(f"{folder} holds no PEFT adapter ({PEFT_CONFIG} and {PEFT_WEIGHTS}); give a folder training wrote")
+        raise LLMError(f"{folder} holds no PEFT adapter ({PEFT_CONFIG} and {PEFT_WEIGHTS}); give a folder training wrote or a llama.cpp adapter .gguf")
     target = folder / GGUF_NAME
     newest_input = max(weights.stat().st_mtime, config_file.stat().st_mtime, Path(base_gguf).stat().st_mtime)
     if target.is_file() and target.stat().st_mtime >= newest_input:
@@ -74,8 +79,8 @@ def convert(folder: Path, base_gguf: Path, target: Path) -> None:
             if pair.keys() != {"lora_a", "lora_b"}:
                 raise LLMError(f"{folder}: {gguf_name} has only {', '.join(pair)}; the adapter file is incomplete")
             rank = pair["lora_a"].shape[0]
-            writer.add_tensor(f"{gguf_name}.lora_a", pair["lora_a"])
-            writer.add_tensor(f"{gguf_name}.lora_b", pair["lora_b"] * np.float32(scale_of(rank)))
+            writer.add_tensor(f"{gguf_name}.lora_a", pair["lora_a"].astype(np.float16))
+            writer.add_tensor(f"{gguf_name}.lora_b", (pair["lora_b"] * np.float32(scale_of(rank))).astype(np.float16))
         writer.write_header_to_file()
         writer.write_kv_data_to_file()
         writer.write_tensors_to_file()

@@ -7,6 +7,9 @@ value pinned here, and a stamp (size, mtime, digest) lets later runs skip re-has
 
 Weights: Qwen2.5-Coder-1.5B-Instruct and Qwen2.5-Coder-0.5B-Instruct by the Qwen team, Q4_K_M
 quantisation, upstream licence Apache-2.0 (the part packages carry no licence file of their own).
+
+A tuned model is a base's GGUF plus a LoRA adapter this project trained, shipped inside the package
+(`manimgen/llm/adapters/`, tens of MB in llama.cpp's format) and checked by sha256 before use.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from manimgen.registry import Registry, UnknownChoice
 
 CHUNK_BYTES = 8 << 20
 STAMP_SUFFIX = ".verified.json"
+ADAPTERS_DIR = Path(__file__).with_name("adapters")
 
 
 class MissingWeightsError(LLMError):
@@ -32,8 +36,18 @@ class MissingWeightsError(LLMError):
 
 
 @dataclass(frozen=True)
+class ShippedAdapter:
+    """A llama.cpp LoRA adapter in ADAPTERS_DIR, trained on `base` (a registry name)."""
+
+    base: str
+    filename: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class EmbeddedModel:
-    """A GGUF split across pinned PyPI packages `{package_prefix}1` … `{package_prefix}{parts}`."""
+    """A GGUF split across pinned PyPI packages `{package_prefix}1` … `{package_prefix}{parts}`,
+    with the adapter llama.cpp applies over it when the model is a tuned one."""
 
     name: str
     description: str
@@ -44,6 +58,7 @@ class EmbeddedModel:
     size: int
     sha256: str
     extra: str
+    adapter: ShippedAdapter | None = None
 
     @property
     def distributions(self) -> list[str]:
@@ -52,6 +67,15 @@ class EmbeddedModel:
     @property
     def install_hint(self) -> str:
         return f"pip install -e '.[{self.extra}]'"
+
+    @property
+    def weights(self) -> str:
+        """Its weights' size as the model lists show it: the base GGUF, and the shipped adapter if any."""
+        size = f"{self.size / 1e9:.2f} GB"
+        if self.adapter is None:
+            return size
+        adapter = ADAPTERS_DIR / self.adapter.filename
+        return f"{size} + {adapter.stat().st_size / 1e6:.0f} MB adapter" if adapter.is_file() else size
 
 
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
@@ -185,3 +209,17 @@ def ensure_gguf(name: str, *, cache_dir: Path | None = None, progress: bool = Tr
         return target
     _assemble(model, _part_paths(model), target, progress)
     return target
+
+
+def shipped_adapter(name: str) -> Path | None:
+    """The checked adapter file of a tuned registry model; None for a base model."""
+    try:
+        model = MODELS.pick(name)
+    except UnknownChoice as error:
+        raise LLMError(str(error)) from None
+    if model.adapter is None:
+        return None
+    path = ADAPTERS_DIR / model.adapter.filename
+    if not path.is_file() or _file_sha256(path) != model.adapter.sha256:
+        raise LLMError(f"model {name!r}: its adapter {path} is missing or altered; reinstall manimgen (pip install -e .)")
+    return path

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from manimgen.llm.base import LLM, LLMError
-from manimgen.llm.models import DEFAULT_MODEL, MODELS, ensure_gguf
+from manimgen.llm.models import DEFAULT_MODEL, MODELS, ensure_gguf, shipped_adapter
 from manimgen.registry import Registry
 
 
@@ -69,6 +69,8 @@ def _load_openai(spec: ModelSpec, name: str, progress: bool, options: dict[str, 
 
 
 def _load_transformers(spec: ModelSpec, name: str, progress: bool, options: dict[str, Any]) -> LLM:
+    if spec.target in MODELS and (shipped := MODELS[spec.target].adapter) is not None:
+        raise LLMError(f"{spec.target}'s adapter runs in llama.cpp only: name it without hf:, or write hf:{shipped.base}+ADAPTER_DIR")
     from manimgen.llm.transformers import TransformersLLM
 
     path = ensure_gguf(spec.target, progress=progress) if spec.target in MODELS else spec.target
@@ -78,8 +80,10 @@ def _load_transformers(spec: ModelSpec, name: str, progress: bool, options: dict
 def _load_llamacpp(spec: ModelSpec, name: str, progress: bool, options: dict[str, Any]) -> LLM:
     from manimgen.llm.llamacpp import LlamaCppLLM
 
-    path = ensure_gguf(spec.target, progress=progress) if spec.target in MODELS else Path(spec.target)
-    return LlamaCppLLM(path, adapter=spec.adapter, name=name, **options)
+    if spec.target not in MODELS:
+        return LlamaCppLLM(Path(spec.target), adapter=spec.adapter, name=name, **options)
+    path = ensure_gguf(spec.target, progress=progress)
+    return LlamaCppLLM(path, adapter=spec.adapter or shipped_adapter(spec.target), name=name, **options)
 
 
 def _load_python(spec: ModelSpec, name: str, progress: bool, options: dict[str, Any]) -> LLM:
@@ -111,8 +115,8 @@ _BUILT_IN = (
     ("llamacpp", Provider(
         "gguf",
         "gguf:PATH[+ADAPTER]",
-        "a GGUF file run by llama.cpp, optionally with a PEFT LoRA adapter (converted once to llama.cpp's format); "
-        "`NAME+ADAPTER` does the same on an embedded model",
+        "a GGUF file run by llama.cpp, optionally with a PEFT LoRA adapter folder (converted once to llama.cpp's format) "
+        "or a llama.cpp adapter `.gguf`; `NAME+ADAPTER` does the same on an embedded base model",
         lambda text, rest: _path_and_adapter("llamacpp", text, rest, "file; write gguf:PATH/TO/MODEL.gguf[+ADAPTER_DIR]"),
         _load_llamacpp,
     )),
@@ -145,6 +149,8 @@ def parse_spec(name_or_spec: str, *, bare_is_hf: bool = False) -> ModelSpec:
     if plus and name in MODELS:
         if not adapter:
             raise LLMError(f"model spec {text!r} has no adapter folder after '+'; write {name}+ADAPTER_DIR")
+        if (shipped := MODELS[name].adapter) is not None:
+            raise LLMError(f"{name} already applies its own adapter; write {shipped.base}+ADAPTER_DIR")
         return ModelSpec("llamacpp", name, adapter=adapter)
     prefix, colon, rest = text.partition(":")
     for provider in PROVIDERS.values():

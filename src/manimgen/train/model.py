@@ -43,6 +43,8 @@ def training_target(model: str) -> str:
         raise LLMError(f"cannot train {text!r}: {kind} has no weights here; use a registry name or hf:PATH")
     if spec.adapter:
         raise LLMError(f"train from a base model, not {text!r}: GRPO continues an adapter with --adapter DIR")
+    if spec.target in MODELS and (shipped := MODELS[spec.target].adapter) is not None:
+        raise LLMError(f"train from a base model, not {text!r}: its adapter is llama.cpp's; train {shipped.base}")
     return spec.target
 
 
