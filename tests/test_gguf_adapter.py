@@ -175,7 +175,6 @@ def test_llama_cpp_applies_a_peft_adapter_as_peft_does(small_gguf: Path, tmp_pat
     assert 0.9 < np.linalg.norm(llama_change) / np.linalg.norm(peft_change) < 1.1
 
 
-
 @pytest.fixture
 def tuned_small(small_gguf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[registry.EmbeddedModel, Path]]:
     """A tuned model as the registry ships one: the 0.5B with a converted adapter file in ADAPTERS_DIR."""

@@ -39,7 +39,10 @@ def reference_media_path(task_id: str, suffix: str) -> Path:
 def remove_partials(run_dir: Path) -> None:
     """Drop copies a killed run left half-written (only ever under a temporary name)."""
     for partial in (run_dir / MEDIA_DIR).rglob(".*.partial"):
-        shutil.rmtree(partial, ignore_errors=True) if partial.is_dir() else partial.unlink(missing_ok=True)
+        if partial.is_dir():
+            shutil.rmtree(partial, ignore_errors=True)
+        else:
+            partial.unlink(missing_ok=True)
 
 
 def copy_into(run_dir: Path, source: Path, relative: Path) -> Path:

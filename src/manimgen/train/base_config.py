@@ -108,13 +108,13 @@ class BaseTrainingConfig(BaseModel):
         )
 
     def uses_bf16(self, use_cpu: bool) -> bool:
-        if self.bf16 is None or (self.bf16 == "auto" and not use_cpu):
-            return not use_cpu
-        if self.bf16 == "auto":
+        if self.bf16 == "auto" and use_cpu:
             from manimgen.train.precision import bf16_is_faster_on_this_cpu
 
             return bf16_is_faster_on_this_cpu()
-        return self.bf16
+        if self.bf16 in (None, "auto"):
+            return not use_cpu
+        return bool(self.bf16)
 
     def common_trl_options(self, output_dir: str | Path, *, world_size: int, use_cpu: bool) -> dict[str, Any]:
         """TrainingArguments every run sets; bf16 defaults to on for CUDA, off (fp32) on CPU, and `auto` turns it on for
