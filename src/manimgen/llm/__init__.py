@@ -1,7 +1,7 @@
 """Chat models behind one protocol; `load_model` turns a registry name or spec string into one."""
 
 from manimgen.llm.base import LLM, ChatResult, LLMError, Message, Sampling, Usage
-from manimgen.llm.models import DEFAULT_MODEL, MODELS, EmbeddedModel, MissingWeightsError, ensure_gguf
+from manimgen.llm.models import DEFAULT_MODEL, MODELS, EmbeddedModel, MissingWeightsError, ensure_gguf, tuned_base
 from manimgen.llm.providers import PROVIDERS, ModelSpec, Provider, load_model, parse_spec, spec_help
 
 __all__ = [
@@ -22,4 +22,5 @@ __all__ = [
     "load_model",
     "parse_spec",
     "spec_help",
+    "tuned_base",
 ]

@@ -211,6 +211,12 @@ def ensure_gguf(name: str, *, cache_dir: Path | None = None, progress: bool = Tr
     return target
 
 
+def tuned_base(name: str) -> str | None:
+    """The base a tuned registry model's adapter sits on; None for a base model or any other spec."""
+    model = MODELS.get(name)
+    return model.adapter.base if model is not None and model.adapter is not None else None
+
+
 def shipped_adapter(name: str) -> Path | None:
     """The checked adapter file of a tuned registry model; None for a base model."""
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from manimgen.llm.base import LLM, LLMError
-from manimgen.llm.models import DEFAULT_MODEL, MODELS, ensure_gguf, shipped_adapter
+from manimgen.llm.models import DEFAULT_MODEL, MODELS, ensure_gguf, shipped_adapter, tuned_base
 from manimgen.registry import Registry
 
 
@@ -69,8 +69,8 @@ def _load_openai(spec: ModelSpec, name: str, progress: bool, options: dict[str, 
 
 
 def _load_transformers(spec: ModelSpec, name: str, progress: bool, options: dict[str, Any]) -> LLM:
-    if spec.target in MODELS and (shipped := MODELS[spec.target].adapter) is not None:
-        raise LLMError(f"{spec.target}'s adapter runs in llama.cpp only: name it without hf:, or write hf:{shipped.base}+ADAPTER_DIR")
+    if (base := tuned_base(spec.target)) is not None:
+        raise LLMError(f"{spec.target}'s adapter runs in llama.cpp only: name it without hf:, or write hf:{base}+ADAPTER_DIR")
     from manimgen.llm.transformers import TransformersLLM
 
     path = ensure_gguf(spec.target, progress=progress) if spec.target in MODELS else spec.target
@@ -149,8 +149,8 @@ def parse_spec(name_or_spec: str, *, bare_is_hf: bool = False) -> ModelSpec:
     if plus and name in MODELS:
         if not adapter:
             raise LLMError(f"model spec {text!r} has no adapter folder after '+'; write {name}+ADAPTER_DIR")
-        if (shipped := MODELS[name].adapter) is not None:
-            raise LLMError(f"{name} already applies its own adapter; write {shipped.base}+ADAPTER_DIR")
+        if (base := tuned_base(name)) is not None:
+            raise LLMError(f"{name} already applies its own adapter; write {base}+ADAPTER_DIR")
         return ModelSpec("llamacpp", name, adapter=adapter)
     prefix, colon, rest = text.partition(":")
     for provider in PROVIDERS.values():

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from manimgen import config_file
 
@@ -54,19 +54,12 @@ class BaseTrainingConfig(BaseModel):
     seed: int = 0
     trl: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("four_bit", mode="before")
+    @field_validator("four_bit", "bf16", mode="before")
     @classmethod
-    def _four_bit_choice(cls, value: Any) -> Any:
-        """Checked before the union is, whose own message would name its two branches instead."""
-        if value not in (True, False, "auto"):
+    def _true_false_or_auto(cls, value: Any, info: ValidationInfo) -> Any:
+        """Checked before the union is, whose own message would name its branches instead; bf16 may be left unset."""
+        if value not in (True, False, "auto") and not (value is None and info.field_name == "bf16"):
             raise ValueError(f"must be true, false or auto, got {value!r}")
-        return value
-
-    @field_validator("bf16", mode="before")
-    @classmethod
-    def _bf16_choice(cls, value: Any) -> Any:
-        if value not in (True, False, "auto", None):
-            raise ValueError(f"must be true, false or auto (bf16 on a CPU only where it measures faster), got {value!r}")
         return value
 
     @field_validator("warmup_ratio")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from manimgen.llm import MODELS, LLMError, load_model, parse_spec
+from manimgen.llm import MODELS, LLMError, load_model, parse_spec, tuned_base
 from manimgen.llm.transformers import TransformersLLM
 
 RUN_RECORD = "manimgen_run.json"
@@ -43,8 +43,8 @@ def training_target(model: str) -> str:
         raise LLMError(f"cannot train {text!r}: {kind} has no weights here; use a registry name or hf:PATH")
     if spec.adapter:
         raise LLMError(f"train from a base model, not {text!r}: GRPO continues an adapter with --adapter DIR")
-    if spec.target in MODELS and (shipped := MODELS[spec.target].adapter) is not None:
-        raise LLMError(f"train from a base model, not {text!r}: its adapter is llama.cpp's; train {shipped.base}")
+    if (base := tuned_base(spec.target)) is not None:
+        raise LLMError(f"train from a base model, not {text!r}: its adapter is llama.cpp's; train {base}")
     return spec.target
 
 
