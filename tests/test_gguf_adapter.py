@@ -243,5 +243,14 @@ def test_every_shipped_adapter_is_the_llama_cpp_lora_its_entry_pins() -> None:
 
 @pytest.mark.slow
 def test_the_shipped_tuned_model_answers_unlike_its_base() -> None:
-    """The adapter is applied when the tuned name is loaded: the same greedy prompt, another answer."""
-    assert greedy("qwen2.5-coder-1.5b-tuned") != greedy("qwen2.5-coder-1.5b")
+    """The adapter is applied when the tuned name is loaded: the same greedy Manim prompt, another scene."""
+    asked: list[Message] = [{"role": "user", "content": "Write a Manim Community scene: a blue circle turns into a red square."}]
+
+    def scene(name: str) -> str:
+        model = load_model(name, n_ctx=1024)
+        try:
+            return model.chat(asked, sampling=Sampling(temperature=0.0, max_tokens=160, seed=0)).completions[0]
+        finally:
+            model.close()
+
+    assert scene("qwen2.5-coder-1.5b-tuned") != scene("qwen2.5-coder-1.5b")
