@@ -219,38 +219,3 @@ def test_a_tuned_model_is_refused_where_its_adapter_cannot_go(tuned_small: tuple
     with pytest.raises(LLMError, match="is missing or altered; reinstall manimgen"):
         load_model(tuned.name)
 
-
-def test_every_shipped_adapter_is_the_llama_cpp_lora_its_entry_pins() -> None:
-    """What the package carries is what the registry names: a half-precision llama.cpp LoRA, PEFT's scale folded in."""
-    import gguf
-
-    tuned = [model for model in MODELS.values() if model.adapter is not None]
-    assert [model.name for model in tuned] == ["qwen2.5-coder-1.5b-tuned"]
-    for model in tuned:
-        assert model.adapter is not None and registry.tuned_base(model.name) == model.adapter.base in MODELS
-        path = registry.ADAPTERS_DIR / model.adapter.filename
-        assert hashlib.sha256(path.read_bytes()).hexdigest() == model.adapter.sha256
-        assert registry.shipped_adapter(model.name) == path
-        reader = gguf.GGUFReader(str(path))
-        fields = {name: field.contents() for name, field in reader.fields.items() if not name.startswith("GGUF.")}
-        assert fields == {"general.architecture": "qwen2", "general.type": "adapter", "adapter.type": "lora", "adapter.lora.alpha": 0.0}
-        names = sorted(tensor.name for tensor in reader.tensors)
-        stems = {name.removesuffix(".lora_a") for name in names if name.endswith(".lora_a")}
-        assert names == sorted([f"{stem}.lora_a" for stem in stems] + [f"{stem}.lora_b" for stem in stems])
-        assert len(stems) == 7 * 28  # all seven projections of the 1.5B's 28 layers
-        assert {tensor.tensor_type for tensor in reader.tensors} == {gguf.GGMLQuantizationType.F16}
-
-
-@pytest.mark.slow
-def test_the_shipped_tuned_model_answers_unlike_its_base() -> None:
-    """The adapter is applied when the tuned name is loaded: the same greedy Manim prompt, another scene."""
-    asked: list[Message] = [{"role": "user", "content": "Write a Manim Community scene: a blue circle turns into a red square."}]
-
-    def scene(name: str) -> str:
-        model = load_model(name, n_ctx=1024)
-        try:
-            return model.chat(asked, sampling=Sampling(temperature=0.0, max_tokens=160, seed=0)).completions[0]
-        finally:
-            model.close()
-
-    assert scene("qwen2.5-coder-1.5b-tuned") != scene("qwen2.5-coder-1.5b")

@@ -18,7 +18,7 @@ import hashlib
 import importlib
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -104,19 +104,7 @@ _BUILT_IN = (
         extra="model-0-5b",
     ),
 )
-_TUNED = (
-    replace(
-        _BUILT_IN[0],
-        name="qwen2.5-coder-1.5b-tuned",
-        description="the 1.5B with a LoRA from one expert iteration on its own verified scenes (docs/training.md)",
-        adapter=ShippedAdapter(
-            base="qwen2.5-coder-1.5b",
-            filename="qwen2.5-coder-1.5b-tuned.gguf",
-            sha256="eab6a8d44b7826314ebfbd3f4e39a968b60176ffb8f9c27772a018f04e180c38",
-        ),
-    ),
-)
-MODELS: Registry[EmbeddedModel] = Registry("embedded model", ((model.name, model, model.description) for model in _BUILT_IN + _TUNED))
+MODELS: Registry[EmbeddedModel] = Registry("embedded model", ((model.name, model, model.description) for model in _BUILT_IN))
 
 
 def _part_paths(model: EmbeddedModel) -> list[Path]:
