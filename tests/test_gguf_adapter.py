@@ -218,4 +218,3 @@ def test_a_tuned_model_is_refused_where_its_adapter_cannot_go(tuned_small: tuple
     shipped.unlink()
     with pytest.raises(LLMError, match="is missing or altered; reinstall manimgen"):
         load_model(tuned.name)
-
